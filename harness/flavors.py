@@ -1,0 +1,81 @@
+"""Kernel flavors, read from harness/flavors.ini."""
+
+import configparser
+import os
+from dataclasses import dataclass
+
+from stages import HarnessError
+
+HARNESS = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HARNESS)
+INI = os.path.join(HARNESS, 'flavors.ini')
+
+
+@dataclass(frozen=True)
+class Flavor:
+    name: str
+    series: str          # '' for the pristine tree
+    config: tuple        # Kconfig lines appended to the common fragment
+    knob: str            # own sysctl name under /proc/sys/fs, '' for none
+    protect: str         # value of `knob` that turns the protection on
+    describe: str
+    boot_knobs: dict     # knob -> expected boot value, 'absent' allowed
+
+
+def load(path=INI):
+    cp = configparser.ConfigParser(interpolation=None)
+    with open(path, encoding='utf-8') as f:
+        cp.read_file(f)
+    flavors = {}
+    for name in cp.sections():
+        sec = cp[name]
+        lines = tuple(x.strip() for x in sec.get('config', '').splitlines()
+                      if x.strip())
+        boot = dict(item.split('=', 1)
+                    for item in sec.get('boot_knobs', '').split())
+        flavors[name] = Flavor(name, sec.get('series', '').strip(), lines,
+                               sec.get('knob', '').strip(),
+                               sec.get('protect', '').strip(),
+                               sec.get('describe', '').strip(), boot)
+    return flavors
+
+
+def pick(names, path=INI):
+    """Returns the named flavors (all when `names` is empty)."""
+    flavors = load(path)
+    if not names:
+        return list(flavors.values())
+    unknown = [n for n in names if n not in flavors]
+    if unknown:
+        raise HarnessError(f"unknown flavor {', '.join(unknown)}; "
+                           f"valid flavors: {', '.join(flavors)}")
+    return [flavors[n] for n in names]
+
+
+def series_dir(series, top=TOP):
+    return os.path.join(top, series)
+
+
+def series_patches(series, top=TOP):
+    """The patch files listed in <series>/series, in order."""
+    d = series_dir(series, top)
+    listing = os.path.join(d, 'series')
+    if not os.path.isfile(listing):
+        revs = sorted(e for e in os.listdir(top)
+                      if os.path.isfile(os.path.join(top, e, 'series')))
+        raise HarnessError(f"revision directory '{series}' has no series file "
+                           f"({listing}); valid revisions: {', '.join(revs)}")
+    patches = []
+    with open(listing, encoding='utf-8') as f:
+        for line in f:
+            line = line.split('#', 1)[0].strip()
+            if not line:
+                continue
+            p = os.path.join(d, line)
+            if not os.path.isfile(p):
+                raise HarnessError(f'{listing} names {line}, which does not '
+                                   f'exist in {d}')
+            patches.append(p)
+    if not patches:
+        raise HarnessError(f'{listing} lists no patches')
+    return patches

@@ -1,0 +1,138 @@
+"""Configures and builds one flavor's kernel out of tree in build/<flavor>/obj.
+
+The .config is `make tinyconfig` + harness/config/common.config + the
+flavor's own lines, so flavors differ only in their deliberate deltas.
+Reconfiguration happens only when those inputs change, and bzImage is
+copied to build/<flavor>/bzImage only when it changed, so a no-op build
+leaves every stable path untouched.
+"""
+
+import filecmp
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+
+from flavors import HARNESS
+from stages import HarnessError, log
+
+COMMON = os.path.join(HARNESS, 'config', 'common.config')
+ARCH = 'x86_64'
+
+
+def build_env(build):
+    env = dict(os.environ)
+    env.update({
+        'KBUILD_BUILD_TIMESTAMP': '2010-06-01 00:00:00 UTC',
+        'KBUILD_BUILD_USER': 'sticky',
+        'KBUILD_BUILD_HOST': 'sticky',
+        'CCACHE_BASEDIR': os.path.abspath(build),
+        'CCACHE_NOHASHDIR': '1',
+        'ARCH': ARCH,
+    })
+    return env
+
+
+def make_cmd(src, obj, *targets, jobs=None):
+    cmd = ['make', '-s', '-C', src, f'O={obj}', f'ARCH={ARCH}']
+    if shutil.which('ccache'):
+        cmd.append('CC=ccache gcc')
+    cmd.append(f'-j{jobs or os.cpu_count() or 1}')
+    return cmd + list(targets)
+
+
+def config_lines(extra):
+    with open(COMMON, encoding='utf-8') as f:
+        common = [x.rstrip('\n') for x in f]
+    return common + list(extra)
+
+
+def wanted_symbols(lines):
+    """CONFIG_X -> 'y'/'n'/value for every assignment in the fragment."""
+    want = {}
+    for line in lines:
+        m = re.match(r'(CONFIG_\w+)=(.*)', line)
+        if m:
+            want[m.group(1)] = m.group(2)
+        m = re.match(r'# (CONFIG_\w+) is not set', line)
+        if m:
+            want[m.group(1)] = 'n'
+    return want
+
+
+def read_config(path):
+    got = {}
+    with open(path, encoding='utf-8') as f:
+        for line in f:
+            m = re.match(r'(CONFIG_\w+)=(.*)', line)
+            if m:
+                got[m.group(1)] = m.group(2)
+    return got
+
+
+def configure(src, obj, extra, build, run=subprocess.run):
+    """Writes obj/.config unless its inputs are unchanged. Returns True if
+    it (re)configured."""
+    lines = config_lines(extra)
+    digest = hashlib.sha256(('\n'.join(lines) + src).encode()).hexdigest()
+    stamp = os.path.join(obj, '.config.inputs')
+    cfg = os.path.join(obj, '.config')
+    if os.path.isfile(cfg) and os.path.isfile(stamp):
+        with open(stamp, encoding='utf-8') as f:
+            if f.read().strip() == digest:
+                return False
+    os.makedirs(obj, exist_ok=True)
+    env = build_env(build)
+    frag = os.path.join(obj, 'sticky.config')
+    with open(frag, 'w', encoding='utf-8') as f:
+        f.write('\n'.join(lines) + '\n')
+    steps = [make_cmd(src, obj, 'tinyconfig'),
+             [os.path.join(src, 'scripts', 'kconfig', 'merge_config.sh'),
+              '-m', '-O', obj, cfg, frag],
+             make_cmd(src, obj, 'olddefconfig')]
+    for cmd in steps:
+        res = run(cmd, cwd=obj, env=env, capture_output=True, text=True)
+        if res.returncode:
+            raise HarnessError(f"configure failed: {' '.join(cmd)}\n"
+                               f'{res.stdout[-2000:]}{res.stderr[-2000:]}')
+    got = read_config(cfg)
+    wrong = [f'{sym}={val} (got {got.get(sym, "n")})'
+             for sym, val in wanted_symbols(lines).items()
+             if got.get(sym, 'n') != val]
+    if wrong:
+        raise HarnessError('the .config in ' + obj + ' did not take: '
+                           + ', '.join(wrong) + '; check the symbol names '
+                           'and their dependencies in the fragment')
+    with open(stamp, 'w', encoding='utf-8') as f:
+        f.write(digest + '\n')
+    return True
+
+
+def build(src, obj, out_image, build_dir, logfile):
+    """Runs make bzImage; copies the image to out_image if it changed."""
+    env = build_env(build_dir)
+    with open(logfile, 'w', encoding='utf-8') as log_f:
+        res = subprocess.run(make_cmd(src, obj, 'bzImage'), cwd=obj, env=env,
+                             stdout=log_f, stderr=subprocess.STDOUT)
+    if res.returncode:
+        with open(logfile, encoding='utf-8', errors='replace') as f:
+            tail = ''.join(f.readlines()[-25:])
+        raise HarnessError(f'kernel build failed ({logfile}):\n{tail}')
+    image = os.path.join(obj, 'arch', 'x86', 'boot', 'bzImage')
+    if os.path.isfile(out_image) and filecmp.cmp(image, out_image,
+                                                 shallow=False):
+        return False
+    tmp = out_image + '.tmp'
+    shutil.copyfile(image, tmp)
+    os.replace(tmp, out_image)
+    log(f'New image: {out_image}')
+    return True
+
+
+def compile_object(src, obj, target, build_dir):
+    """Builds one object (e.g. fs/namei.o); returns (returncode, output)."""
+    res = subprocess.run(make_cmd(src, obj, target), cwd=obj,
+                         env=build_env(build_dir), capture_output=True,
+                         text=True)
+    return res.returncode, res.stdout + res.stderr

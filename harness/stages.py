@@ -1,0 +1,43 @@
+"""Timestamped stage lines and an elapsed-time split, in the style of kunit.py."""
+
+import sys
+import time
+from contextlib import contextmanager
+
+
+class HarnessError(Exception):
+    """A failure the user can act on; the message says what and what to do."""
+
+
+def log(msg):
+    stamp = time.strftime('%H:%M:%S')
+    print(f'[{stamp}] {msg}', flush=True)
+
+
+class Stages:
+    """Times named stages; the same stage name may run several times."""
+
+    def __init__(self):
+        self.elapsed = {}
+        self.start = time.monotonic()
+
+    @contextmanager
+    def stage(self, name, what):
+        log(what)
+        t0 = time.monotonic()
+        try:
+            yield
+        finally:
+            self.elapsed[name] = (self.elapsed.get(name, 0.0)
+                                  + time.monotonic() - t0)
+
+    def summary(self):
+        total = time.monotonic() - self.start
+        parts = ', '.join(f'{secs:.1f}s {name}'
+                          for name, secs in self.elapsed.items())
+        return f'Elapsed time: {total:.1f}s total' + (f', {parts}' if parts else '')
+
+
+def die(msg, status=2):
+    print(f'error: {msg}', file=sys.stderr, flush=True)
+    sys.exit(status)

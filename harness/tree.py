@@ -1,0 +1,153 @@
+"""The pristine linux-source-6.1 tree and one patched git worktree per series.
+
+build/src/pristine is the tarball's tree committed once on branch `pristine`.
+build/src/<series> is a worktree of it with the series applied by `git am`.
+Re-applying a changed series resets the worktree to pristine and runs
+`git am` again: only the files the patches touch get new mtimes, so make
+rebuilds only what they affect.
+"""
+
+import glob
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+
+from flavors import series_patches
+from stages import HarnessError, log
+
+TARBALL = '/usr/src/linux-source-6.1.tar.xz'
+WANT_VERSION = (6, 1)
+IDENT = ['-c', 'user.name=Sticky Symlinks Porter',
+         '-c', 'user.email=porter@localhost']
+
+
+def git(repo, *args, check=True):
+    res = subprocess.run(['git', '-C', repo, *IDENT, *args],
+                         capture_output=True, text=True)
+    if check and res.returncode:
+        raise HarnessError(f"git {' '.join(args)} in {repo} failed:\n"
+                           f'{res.stderr.strip()}')
+    return res
+
+
+def tree_version(src):
+    ver = {}
+    with open(os.path.join(src, 'Makefile'), encoding='utf-8') as f:
+        for line in f:
+            m = re.match(r'(VERSION|PATCHLEVEL|SUBLEVEL) = (\d+)', line)
+            if m:
+                ver[m.group(1)] = int(m.group(2))
+            if len(ver) == 3:
+                break
+    return ver.get('VERSION'), ver.get('PATCHLEVEL'), ver.get('SUBLEVEL')
+
+
+def check_tarball(tarball=TARBALL):
+    if os.path.isfile(tarball):
+        return
+    others = sorted(glob.glob('/usr/src/linux-source-*.tar.*'))
+    hint = f" (found instead: {', '.join(others)})" if others else ''
+    raise HarnessError(f'{tarball} not found{hint}: install it with '
+                       f'`apt-get install linux-source-6.1` (or `make deps`)')
+
+
+def pristine(build, stages, tarball=TARBALL):
+    """Extracts and commits the pristine tree once; returns its path."""
+    src = os.path.join(build, 'src', 'pristine')
+    if os.path.isdir(os.path.join(src, '.git')) and \
+            git(src, 'rev-parse', '--verify', '-q', 'pristine',
+                check=False).returncode == 0:
+        return src
+    check_tarball(tarball)
+    tmp = os.path.join(build, 'src', 'extract.tmp')
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    with stages.stage('extract', f'Extracting {tarball}'):
+        subprocess.run(['tar', '-C', tmp, '-xf', tarball], check=True)
+        tops = os.listdir(tmp)
+        if len(tops) != 1:
+            raise HarnessError(f'{tarball} does not hold one top directory')
+        top = os.path.join(tmp, tops[0])
+        ver = tree_version(top)
+        if ver[:2] != WANT_VERSION:
+            raise HarnessError(f'{tarball} holds Linux {ver}, expected '
+                               f'6.1.x: install linux-source-6.1')
+        # Debian's top .gitignore ignores everything: add with -f.
+        subprocess.run(['git', 'init', '-q', '-b', 'pristine', top],
+                       check=True)
+        git(top, 'add', '-f', '-A', '.')
+        git(top, 'commit', '-q', '-m',
+            f'pristine {os.path.basename(tarball)} {ver[0]}.{ver[1]}.{ver[2]}')
+        shutil.rmtree(src, ignore_errors=True)
+        os.rename(top, src)
+        shutil.rmtree(tmp)
+    log(f'Pristine tree: {src} (Linux {".".join(map(str, ver))})')
+    return src
+
+
+def series_digest(patches):
+    h = hashlib.sha256()
+    for p in patches:
+        h.update(os.path.basename(p).encode() + b'\0')
+        with open(p, 'rb') as f:
+            h.update(f.read())
+    return h.hexdigest()
+
+
+def _am_failure(out, patches):
+    """Names the patch and file a failed `git am` stopped at."""
+    files = re.findall(r'error: (?:patch failed: |)([^:\s]+):\d+', out)
+    files += re.findall(r'error: ([^:\s]+): (?:does not exist|'
+                        r'patch does not apply)', out)
+    m = re.search(r'Patch failed at (\d+) (.*)', out)
+    which = m.group(0) if m else 'git am failed'
+    if m:
+        n = int(m.group(1))
+        if 0 < n <= len(patches):
+            which = f'{patches[n - 1]} ({m.group(2)})'
+    where = f" in {', '.join(dict.fromkeys(files))}" if files else ''
+    return which, where
+
+
+def worktree(build, series, top, stages):
+    """Returns build/src/<series>, patched with the current series."""
+    src = pristine(build, stages)
+    patches = series_patches(series, top)
+    digest = series_digest(patches)
+    wt = os.path.join(build, 'src', series)
+    stamp = wt + '.applied'
+    if os.path.isdir(wt) and os.path.isfile(stamp):
+        with open(stamp, encoding='utf-8') as f:
+            if f.read().strip() == digest:
+                return wt
+    with stages.stage('patch', f'Applying {series}/series '
+                      f'({len(patches)} patches) to {wt}'):
+        if os.path.exists(stamp):
+            os.unlink(stamp)
+        if not os.path.isdir(wt):
+            git(src, 'worktree', 'prune')
+            git(src, 'worktree', 'add', '-q', '-f', '--detach', wt, 'pristine')
+        git(wt, 'am', '--abort', check=False)
+        git(wt, 'reset', '-q', '--hard', 'pristine')
+        res = git(wt, 'am', '-q', '--whitespace=nowarn', *patches, check=False)
+        if res.returncode:
+            out = res.stdout + res.stderr
+            git(wt, 'am', '--abort', check=False)
+            git(wt, 'reset', '-q', '--hard', 'pristine')
+            which, where = _am_failure(out, patches)
+            raise HarnessError(
+                f'patch does not apply: {which}{where}.\n'
+                f'{out.strip()}\n'
+                f'The tree {wt} was reset to pristine; fix the patch and '
+                f'run again.')
+        with open(stamp, 'w', encoding='utf-8') as f:
+            f.write(digest + '\n')
+    return wt
+
+
+def source_for(build, flavor, top, stages):
+    if not flavor.series:
+        return pristine(build, stages)
+    return worktree(build, flavor.series, top, stages)
