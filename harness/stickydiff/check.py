@@ -1,0 +1,107 @@
+"""Model versus observation for one flavor's result file."""
+
+from dataclasses import dataclass, field
+
+from . import interface, settings
+from .model import (ModelError, config_for, observed_outcome,
+                    outcomes_agree, predict)
+
+
+@dataclass
+class Mismatch:
+    flavor: str
+    setting: str
+    case_id: str
+    observed: tuple
+    predicted: object        # a Prediction, or the ModelError text
+    params: dict
+
+    def describe(self):
+        obs = format_outcome(self.observed)
+        if isinstance(self.predicted, str):
+            pred = "no prediction: " + self.predicted
+        else:
+            pred = "%s by %s" % (format_outcome(self.predicted.outcome()),
+                                 self.predicted.decider)
+            if self.predicted.artifacts:
+                pred += " [%s]" % "; ".join(self.predicted.artifacts)
+        return "%s %s %s\n    observed %s, predicted %s\n    %s" % (
+            self.flavor, self.setting, self.case_id, obs, pred,
+            describe_params(self.params))
+
+
+@dataclass
+class CheckResult:
+    flavor: str
+    path: str
+    cases: int = 0
+    explained: int = 0
+    unexplained: list = field(default_factory=list)
+    interface: list = field(default_factory=list)
+    settings: list = field(default_factory=list)
+    suite: list = field(default_factory=list)
+    artifacts: dict = field(default_factory=dict)  # label -> count
+    predictions: dict = field(default_factory=dict)  # key -> Prediction
+
+    @property
+    def ok(self):
+        return not (self.unexplained or self.interface or self.settings
+                    or self.suite)
+
+
+def format_outcome(outcome):
+    ret, errno, atime = outcome[:3]
+    text = "ok" if ret == 0 else errno
+    if atime is not None:
+        text += " (atime %s)" % ("touched" if atime else "kept")
+    return text
+
+
+def describe_params(params):
+    links = params.get("links") or []
+    chain = ",".join("%s:%s/%s>%s" % (l["kind"][:5], l["dir_mode"],
+                                      l["dir_owner"], l["owner"])
+                     for l in links) or "no link followed"
+    return ("dir %s/%s link %s follower %s (fsuid %s) %s %s mount %s [%s]"
+            % (params.get("dir_mode"), params.get("dir_owner"),
+               params.get("link_owner"), params.get("follower"),
+               params.get("fsuid"), params.get("op"),
+               params.get("position"), params.get("mount"), chain))
+
+
+def check_file(result):
+    """Compare every case, the interface records and the settings."""
+    out = CheckResult(flavor=result.flavor, path=result.path)
+    for label, knobs in sorted(result.settings.items()):
+        out.settings += ["%s: %s" % (result.path, p) for p in
+                         settings.label_problems(result.flavor, label, knobs)]
+    out.interface = ["%s: %s" % (result.path, p)
+                     for p in interface.check_interface(result)]
+    for error in result.data.get("errors") or []:
+        out.suite.append("%s: suite error %s: %s" % (
+            result.path, error.get("id") or "(no case)", error.get("reason")))
+    if result.data.get("status") != 0:
+        out.suite.append("%s: suite exit status %r"
+                         % (result.path, result.data.get("status")))
+    for key in sorted(result.cases):
+        case = result.cases[key]
+        out.cases += 1
+        observed = observed_outcome(case)
+        try:
+            config = config_for(result.flavor, result.knobs(key[0]))
+            prediction = predict(case, config)
+        except (ModelError, KeyError, ValueError) as err:
+            out.unexplained.append(Mismatch(result.flavor, key[0], key[1],
+                                            observed, str(err),
+                                            case["params"]))
+            continue
+        out.predictions[key] = prediction
+        if outcomes_agree(observed, prediction.outcome()):
+            out.explained += 1
+            for label in prediction.artifacts:
+                out.artifacts[label] = out.artifacts.get(label, 0) + 1
+        else:
+            out.unexplained.append(Mismatch(result.flavor, key[0], key[1],
+                                            observed, prediction,
+                                            case["params"]))
+    return out

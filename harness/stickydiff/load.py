@@ -1,0 +1,140 @@
+"""Read and validate build/results/<flavor>.json (docs/result-format.md).
+
+Every problem is a LoadError whose message names the file and, where there
+is one, the case (setting and id).
+"""
+
+import json
+import os
+from dataclasses import dataclass, field
+
+from .flavors import FLAVOR_ORDER, FLAVORS
+
+TOP_KEYS = ("flavor", "facts", "settings", "cases", "sysctl", "log",
+            "errors", "status")
+CASE_KEYS = ("setting", "id", "params", "ret", "errno")
+PARAM_KEYS = ("dir_mode", "dir_owner", "link_owner", "follower", "fsuid",
+              "position", "op", "mount")
+LINK_KEYS = ("dir_mode", "dir_owner", "owner", "kind")
+
+
+class LoadError(Exception):
+    """A result file that cannot be used; the message names file and case."""
+
+
+@dataclass
+class ResultFile:
+    path: str
+    flavor: str
+    data: dict
+    cases: dict = field(default_factory=dict)   # (setting, id) -> case
+
+    @property
+    def settings(self):
+        return self.data["settings"]
+
+    def knobs(self, setting):
+        if setting in self.settings:
+            return self.settings[setting]
+        if setting == "boot":
+            return self.data["facts"].get("knobs", {})
+        raise LoadError("%s: setting %r has no knob record"
+                        % (self.path, setting))
+
+
+def result_path(results_dir, flavor):
+    return os.path.join(results_dir, flavor + ".json")
+
+
+def _case_where(path, case, index):
+    if isinstance(case, dict) and "id" in case:
+        return "%s: case %s %s" % (path, case.get("setting"), case["id"])
+    return "%s: case #%d" % (path, index)
+
+
+def _check_case(path, case, index):
+    where = _case_where(path, case, index)
+    if not isinstance(case, dict):
+        raise LoadError("%s: not a JSON object" % where)
+    missing = [k for k in CASE_KEYS if k not in case]
+    if missing:
+        raise LoadError("%s: missing %s" % (where, ", ".join(missing)))
+    params = case["params"]
+    if not isinstance(params, dict):
+        raise LoadError("%s: params is not an object" % where)
+    missing = [k for k in PARAM_KEYS if k not in params]
+    if missing:
+        raise LoadError("%s: params lacks %s" % (where, ", ".join(missing)))
+    for number, link in enumerate(params.get("links") or []):
+        lacking = [k for k in LINK_KEYS if k not in link]
+        if lacking:
+            raise LoadError("%s: params.links[%d] lacks %s"
+                            % (where, number, ", ".join(lacking)))
+        if link["kind"] not in ("trailing", "intermediate"):
+            raise LoadError("%s: params.links[%d].kind is %r"
+                            % (where, number, link["kind"]))
+    if case["ret"] not in (0, -1):
+        raise LoadError("%s: ret %r is not 0 or -1" % (where, case["ret"]))
+
+
+def parse(path, text, flavor=None):
+    """Parse the text of a result file; `flavor` is the file name's stem."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise LoadError("%s: not valid JSON (truncated?): %s at line %d"
+                        " column %d" % (path, err.msg, err.lineno, err.colno))
+    if not isinstance(data, dict):
+        raise LoadError("%s: top level is not a JSON object" % path)
+    missing = [k for k in TOP_KEYS if k not in data]
+    if missing:
+        raise LoadError("%s: missing top-level %s" % (path, ", ".join(missing)))
+    name = data["flavor"]
+    if flavor is not None and name != flavor:
+        raise LoadError("%s: file says flavor %r" % (path, name))
+    if name not in FLAVORS:
+        raise LoadError("%s: unknown flavor %r (known: %s)"
+                        % (path, name, ", ".join(FLAVOR_ORDER)))
+    result = ResultFile(path=path, flavor=name, data=data)
+    for index, case in enumerate(data["cases"]):
+        _check_case(path, case, index)
+        key = (case["setting"], case["id"])
+        if key in result.cases:
+            raise LoadError("%s: duplicate case %s %s" % (path, key[0], key[1]))
+        if key[0] not in data["settings"] and key[0] != "boot":
+            raise LoadError("%s: undeclared setting %r"
+                            % (_case_where(path, case, index), key[0]))
+        result.cases[key] = case
+    return result
+
+
+def load(path, flavor=None):
+    try:
+        with open(path, encoding="utf-8") as stream:
+            text = stream.read()
+    except FileNotFoundError:
+        raise LoadError("%s: missing" % path) from None
+    except UnicodeDecodeError as err:
+        raise LoadError("%s: not UTF-8 (%s)" % (path, err)) from None
+    return parse(path, text, flavor)
+
+
+def present_flavors(results_dir):
+    """Flavors whose result file exists, in the canonical order."""
+    return [name for name in FLAVOR_ORDER
+            if os.path.exists(result_path(results_dir, name))]
+
+
+def load_flavor(results_dir, flavor):
+    return load(result_path(results_dir, flavor), flavor)
+
+
+def load_all(results_dir):
+    """Load every present flavor; (files by flavor, list of LoadErrors)."""
+    files, errors = {}, []
+    for name in present_flavors(results_dir):
+        try:
+            files[name] = load_flavor(results_dir, name)
+        except LoadError as err:
+            errors.append(err)
+    return files, errors

@@ -1,0 +1,256 @@
+"""Rule model: predict one case record from the case alone.
+
+The model walks the links a case follows (params.links, in the kernel's
+order) through the steps of 6.1's pick_link() as each flavor arranges them:
+
+    own rule (v3, VFS)          STAGE_VFS
+    mainline may_follow_link()  trailing links only, fs.protected_symlinks
+    own rule (v1 as in 2010)    STAGE_LSM_2010 (hypothetical, for causes)
+    nosymfollow / RESOLVE_NO_SYMLINKS -> ELOOP
+    touch_atime()
+    own rule (v1 in 6.1)        STAGE_LSM_61, security_inode_follow_link()
+
+then DAC and the control result (or, for operations on the link itself,
+DAC and the sticky deletion rule).  A Prediction names the rule that
+decided it, the log message it implies and the porting artifacts that
+shaped it, so that the differ can explain why two flavors disagree.
+"""
+
+from dataclasses import dataclass, field, replace
+from typing import Optional, Tuple
+
+from .flavors import (FLAVORS, MAINLINE_KNOB, STAGE_LSM_2010, STAGE_LSM_61,
+                      STAGE_VFS, UIDS)
+
+S_ISVTX = 0o1000
+S_IWOTH = 0o0002
+
+LINK_SELF_OPS = ("unlink", "rename", "readlink", "lstat")
+
+# Porting artifacts (6.1's LSM hook sits later than in 2010).
+ARTIFACT_ELOOP = "artifact: ELOOP before LSM hook"
+ARTIFACT_ATIME = "artifact: atime touched before LSM hook"
+
+# Deciders: which rule produced the result.
+OWN = "own rule"
+MAINLINE = "mainline protected_symlinks"
+DAC_SEARCH = "DAC search"
+DAC_WRITE = "DAC write+search"
+STICKY_DELETE = "sticky deletion rule"
+ELOOP_RULE = "nosymfollow/RESOLVE_NO_SYMLINKS"
+NOFOLLOW = "O_NOFOLLOW on the link"
+EXCL = "O_CREAT|O_EXCL on the link"
+CONTROL = "control (target op)"
+LINK_OP = "op on the link"
+
+
+class ModelError(Exception):
+    """The case lacks what the model needs to predict it."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """The rules in force for one flavor under one knob setting."""
+
+    mainline: bool
+    own: Optional[str] = None
+    own_on: bool = False
+    compiled: bool = False
+    stage: Optional[str] = None
+
+    @property
+    def own_active(self):
+        return self.own is not None and self.compiled and self.own_on
+
+
+@dataclass(frozen=True)
+class Prediction:
+    ret: int
+    errno: str
+    atime: Optional[bool]
+    decider: str
+    link: Optional[int] = None
+    log: Optional[str] = None            # "v1", "v3" or None
+    artifacts: Tuple[str, ...] = field(default_factory=tuple)
+
+    def outcome(self):
+        return (self.ret, self.errno, self.atime)
+
+    def verdict(self):
+        """Outcome plus what is only visible in the log."""
+        return self.outcome() + (self.decider, self.log)
+
+
+def config_for(flavor_name, knobs):
+    """Build the Config of a flavor from the knob values of a setting."""
+    flavor = FLAVORS[flavor_name]
+    return Config(mainline=knobs.get(MAINLINE_KNOB) == 1,
+                  own=flavor.own, own_on=flavor.own_protects(knobs),
+                  compiled=flavor.compiled, stage=flavor.stage)
+
+
+def uid_of(name):
+    try:
+        return UIDS[name]
+    except KeyError:
+        raise ModelError("unknown owner name %r" % (name,)) from None
+
+
+def sticky_denies(link, fsuid):
+    """The 2010 rule, shared by v1, v3 and mainline."""
+    owner = uid_of(link["owner"])
+    mode = int(link["dir_mode"], 8)
+    sticky_ww = mode & (S_ISVTX | S_IWOTH) == (S_ISVTX | S_IWOTH)
+    return (fsuid != owner and sticky_ww
+            and uid_of(link["dir_owner"]) != owner)
+
+
+def dac_allows(mode, owner_uid, gid, fsuid, fsgid, need):
+    """Unix permission bits; fsuid 0 keeps its capabilities (contract)."""
+    if fsuid == 0:
+        return True
+    if fsuid == owner_uid:
+        bits = (mode >> 6) & 7
+    elif fsgid == gid:
+        bits = (mode >> 3) & 7
+    else:
+        bits = mode & 7
+    return bits & need == need
+
+
+def _search_denied(entry, fsuid, fsgid):
+    return not dac_allows(int(entry["mode"], 8), uid_of(entry["owner"]),
+                          entry["gid"], fsuid, fsgid, 1)
+
+
+def _no_symlinks(params):
+    if params.get("mount") == "nosymfollow":
+        return True
+    resolve = params.get("resolve") or ""
+    if isinstance(resolve, list):
+        resolve = " ".join(resolve)
+    return ("no_symlinks" in str(resolve).lower()
+            or "no_symlinks" in params["op"])
+
+
+class _Walk:
+    """Mutable state of one predicted path walk."""
+
+    def __init__(self, params, config):
+        self.params = params
+        self.config = config
+        self.fsuid = params["fsuid"]
+        self.fsgid = params.get("fsgid", self.fsuid)
+        self.atime = False
+        self.artifacts = []
+
+    def result(self, errno, decider, link=None, log=None):
+        return Prediction(ret=-1, errno=errno, atime=self.atime,
+                          decider=decider, link=link, log=log,
+                          artifacts=tuple(self.artifacts))
+
+    def own_denies(self, link, stage):
+        config = self.config
+        return (config.own_active and config.stage == stage
+                and sticky_denies(link, self.fsuid))
+
+    def follow(self, index, link, no_symlinks):
+        """Steps of pick_link() for one link; a Prediction if it fails."""
+        if self.own_denies(link, STAGE_VFS):
+            return self.result("EACCES", OWN, index, self.config.own)
+        if (self.config.mainline and link["kind"] == "trailing"
+                and sticky_denies(link, self.fsuid)):
+            return self.result("EACCES", MAINLINE, index)
+        if self.own_denies(link, STAGE_LSM_2010):
+            return self.result("EACCES", OWN, index, self.config.own)
+        if no_symlinks:
+            if self.own_denies(link, STAGE_LSM_61):
+                self.artifacts.append(ARTIFACT_ELOOP)
+            return self.result("ELOOP", ELOOP_RULE, index)
+        if index == 0:
+            self.atime = True
+        if self.own_denies(link, STAGE_LSM_61):
+            if index == 0:
+                self.artifacts.append(ARTIFACT_ATIME)
+            return self.result("EACCES", OWN, index, self.config.own)
+        return None
+
+    def search(self, entries):
+        for entry in entries:
+            if _search_denied(entry, self.fsuid, self.fsgid):
+                return self.result("EACCES", DAC_SEARCH)
+        return None
+
+    def walk(self):
+        params = self.params
+        links = params.get("links") or []
+        search = params.get("search") or []
+        no_symlinks = _no_symlinks(params)
+        for index, link in enumerate(links):
+            denied = self.search(
+                [e for e in search if e.get("after_links", 0) == index])
+            if denied:
+                return denied
+            denied = self.follow(index, link, no_symlinks)
+            if denied:
+                return denied
+        return self.search(
+            [e for e in search if e.get("after_links", 0) >= len(links)])
+
+
+def _link_self(walk, params):
+    """unlink/rename/readlink/lstat act on the link in its directory."""
+    op = params["op"]
+    fsuid = walk.fsuid
+    if op in ("unlink", "rename"):
+        mode = int(params["dir_mode"], 8)
+        dir_uid = uid_of(params["dir_owner"])
+        dir_gid = params.get("dir_gid", dir_uid)
+        if not dac_allows(mode, dir_uid, dir_gid, fsuid, walk.fsgid, 3):
+            return walk.result("EACCES", DAC_WRITE)
+        if (mode & S_ISVTX and fsuid not in (0, dir_uid)
+                and fsuid != uid_of(params["link_owner"])):
+            return walk.result("EPERM", STICKY_DELETE)
+        return Prediction(0, "0", walk.atime, LINK_OP,
+                          artifacts=tuple(walk.artifacts))
+    atime = True if op == "readlink" else walk.atime
+    return Prediction(0, "0", atime, LINK_OP, artifacts=tuple(walk.artifacts))
+
+
+def predict(case, config):
+    """Predict ret/errno/atime of a case record under a Config."""
+    params = case["params"]
+    walk = _Walk(params, config)
+    denied = walk.walk()
+    if denied:
+        return denied
+    op = params["op"]
+    if op in LINK_SELF_OPS:
+        return _link_self(walk, params)
+    if not params.get("follows", True):
+        if "nofollow" in op:
+            return walk.result("ELOOP", NOFOLLOW)
+        if "excl" in op:
+            return walk.result("EEXIST", EXCL)
+    if case.get("control_ret") is None:
+        raise ModelError("op %r follows links but has no control result"
+                         % (op,))
+    return Prediction(case["control_ret"], case["control_errno"], walk.atime,
+                      CONTROL, artifacts=tuple(walk.artifacts))
+
+
+def with_changes(config, **changes):
+    return replace(config, **changes)
+
+
+def observed_outcome(case):
+    return (case["ret"], case["errno"], case.get("atime_changed"))
+
+
+def outcomes_agree(observed, predicted):
+    """Compare (ret, errno, atime); an unmeasured atime (None) matches."""
+    if observed[:2] != predicted[:2]:
+        return False
+    if observed[2] is None or predicted[2] is None:
+        return True
+    return observed[2] == predicted[2]

@@ -1,0 +1,221 @@
+"""Hand-made result files for the tests (docs/result-format.md shapes).
+
+The observations in TRUTH are written by hand from the rules in the brief
+and the patches, not produced by the model, so the model tests compare the
+model with an independent statement of what each kernel should do.
+"""
+
+import copy
+import json
+import os
+import sys
+
+HARNESS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if HARNESS not in sys.path:
+    sys.path.insert(0, HARNESS)
+
+UID = {"root": 0, "A": 1000, "B": 1001}
+FLAVORS = ("base", "v1", "v1-nosec", "v3", "v3y")
+OWN_SETTINGS = ("boot", "ps0-own0", "ps0-own1", "ps1-own0", "ps1-own1")
+BASE_SETTINGS = ("boot", "ps0-own-", "ps1-own-")
+
+# Knobs per flavor and setting (what the suite reads back).
+BOOT = {
+    "base": (1, None, None), "v1": (1, 0, None), "v1-nosec": (1, 0, None),
+    "v3": (1, None, 0), "v3y": (1, None, 1),
+}
+
+
+def knobs(flavor, setting):
+    if setting == "boot":
+        ps, weak, prot = BOOT[flavor]
+    else:
+        ps = int(setting[2])
+        own = setting[-1]
+        weak, prot = BOOT[flavor][1:]
+        if own != "-":
+            if weak is not None:
+                weak = 1 - int(own)
+            if prot is not None:
+                prot = int(own)
+    hard = 1 if setting == "boot" else 0
+    return {"protected_symlinks": ps, "protected_hardlinks": hard,
+            "weak_sticky_symlinks": weak, "protected_sticky_symlinks": prot}
+
+
+def link(dir_mode="1777", dir_owner="root", owner="A", kind="trailing"):
+    return {"dir_mode": dir_mode, "dir_owner": dir_owner,
+            "dir_gid": UID[dir_owner], "owner": owner, "kind": kind}
+
+
+def case(dir_mode="1777", dir_owner="root", link_owner="A", follower="B",
+         position="trailing", op="open_rdonly", mount="strictatime",
+         target="file-root", links=None, search=None, follows=True,
+         control=(0, "0")):
+    """A case record without the observation (ret/errno/atime)."""
+    if links is None:
+        links = [link(dir_mode, dir_owner, link_owner,
+                      "trailing" if position == "trailing"
+                      else "intermediate")] if follows else []
+    pos = "trail" if position == "trailing" else "inter"
+    cid = "m/d%s-%s/l%s/t%s/f%s/%s/%s" % (dir_mode, dir_owner, link_owner,
+                                          target, follower, pos, op)
+    if mount != "strictatime":
+        cid += "/" + mount
+    uid = UID[follower]
+    return {
+        "id": cid, "group": "matrix",
+        "params": {"dir_mode": dir_mode, "dir_owner": dir_owner,
+                   "link_owner": link_owner, "target": target,
+                   "follower": follower, "ruid": uid, "euid": uid,
+                   "fsuid": uid, "fsgid": uid, "position": position,
+                   "op": op, "mount": mount, "follows": follows,
+                   "links": links, "search": search or []},
+        "control_ret": control[0] if control else None,
+        "control_errno": control[1] if control else None,
+    }
+
+
+# Scenarios: name -> case record (no observation).
+SCENARIOS = {
+    "core-B": case(follower="B"),
+    "core-A": case(follower="A"),
+    "core-root": case(follower="root"),
+    "dirown-B": case(dir_owner="A", follower="B"),
+    "nosticky-B": case(dir_mode="0777", follower="B"),
+    "nosticky-A": case(dir_mode="0777", follower="A"),
+    "nosticky-root": case(dir_mode="0777", follower="root"),
+    "inter-B": case(position="intermediate"),
+    "nsf-trail-B": case(mount="nosymfollow"),
+    "nsf-inter-B": case(position="intermediate", mount="nosymfollow"),
+    "unlink-B": case(op="unlink", follows=False, control=None),
+    "search-B": case(dir_mode="1770", dir_owner="A",
+                     search=[{"mode": "1770", "owner": "A", "gid": 1000}]),
+    "ctrl-A": case(follower="A", target="file-root-0600",
+                   control=(-1, "EACCES")),
+}
+
+# Observations written by hand.  Token: errno or "ok", then the link's
+# atime: "+" touched, "-" kept, "." not measured.  Own-knob flavors list
+# boot, ps0-own0, ps0-own1, ps1-own0, ps1-own1; base lists boot, ps0, ps1.
+ALLOW = {f: "ok+ " * (3 if f == "base" else 5) for f in FLAVORS}
+TRUTH = {
+    "core-B": {"base": "E- ok+ E-", "v1": "E- ok+ E+ E- E-",
+               "v1-nosec": "E- ok+ ok+ E- E-", "v3": "E- ok+ E- E- E-",
+               "v3y": "E- ok+ E- E- E-"},
+    "core-A": ALLOW,
+    "dirown-B": ALLOW,
+    "nosticky-B": ALLOW,
+    "nosticky-A": ALLOW,
+    "nosticky-root": ALLOW,
+    "inter-B": {"base": "ok+ ok+ ok+", "v1": "E+ ok+ E+ ok+ E+",
+                "v1-nosec": "ok+ ok+ ok+ ok+ ok+",
+                "v3": "ok+ ok+ E- ok+ E-", "v3y": "E- ok+ E- ok+ E-"},
+    "nsf-trail-B": {"base": "E- L- E-", "v1": "E- L- L- E- E-",
+                    "v1-nosec": "E- L- L- E- E-", "v3": "E- L- E- E- E-",
+                    "v3y": "E- L- E- E- E-"},
+    "nsf-inter-B": {"base": "L- L- L-", "v1": "L- L- L- L- L-",
+                    "v1-nosec": "L- L- L- L- L-", "v3": "L- L- E- L- E-",
+                    "v3y": "E- L- E- L- E-"},
+    "unlink-B": {f: "P. " * (3 if f == "base" else 5) for f in FLAVORS},
+    "search-B": {f: "E- " * (3 if f == "base" else 5) for f in FLAVORS},
+    "ctrl-A": {f: "E+ " * (3 if f == "base" else 5) for f in FLAVORS},
+}
+TRUTH["core-root"] = TRUTH["core-B"]
+ERRNO = {"E": "EACCES", "L": "ELOOP", "P": "EPERM", "ok": "0"}
+
+
+def token_outcome(token):
+    head, mark = token[:-1], token[-1]
+    errno = ERRNO[head]
+    atime = {"+": True, "-": False, ".": None}[mark]
+    return (0 if errno == "0" else -1), errno, atime
+
+
+def settings_of(flavor):
+    return BASE_SETTINGS if flavor == "base" else OWN_SETTINGS
+
+
+def observed(name, flavor, setting):
+    tokens = TRUTH[name][flavor].split()
+    return token_outcome(tokens[settings_of(flavor).index(setting)])
+
+
+def log_record(flavor):
+    texts = {
+        "v1": "non-matching-uid symlink following attempted in"
+              " sticky-directory by sticky-suite (fsuid 1001)",
+        "v3": "non-matching-uid symlink following attempted in sticky"
+              " world-writable directory by sticky-suite (fsuid 1001)",
+    }
+    own = {"v1": "v1", "v3": "v3", "v3y": "v3"}.get(flavor)
+    messages = [texts[own]] if own else []
+    return {"kind": "single", "messages": messages, "comm": "sticky-suite",
+            "fsuid": 1001, "denials": 1, "received": len(messages)}
+
+
+def sysctl_records(flavor):
+    records = []
+    for knob in ("protected_symlinks", "weak_sticky_symlinks",
+                 "protected_sticky_symlinks"):
+        boot = knobs(flavor, "boot")[knob]
+        if knob == "protected_symlinks":
+            boot = 1
+        present = boot is not None
+        record = {"knob": knob, "present": present,
+                  "mode": "0644" if present else None,
+                  "boot_value": boot, "writes": [], "nonroot_write": None}
+        if present:
+            record["writes"] = [
+                {"input": "1", "ret": 0, "errno": "0", "value_after": 1},
+                {"input": "2", "ret": -1, "errno": "EINVAL",
+                 "value_after": 1},
+                {"input": "0", "ret": 0, "errno": "0", "value_after": 0},
+            ]
+            record["nonroot_write"] = {"input": "1", "ret": -1,
+                                       "errno": "EACCES", "value_after": 0}
+        records.append(record)
+    return records
+
+
+def result(flavor, scenarios=None):
+    """A complete, consistent result file for one flavor."""
+    boot = knobs(flavor, "boot")
+    cases = []
+    for setting in settings_of(flavor):
+        for name in scenarios or sorted(SCENARIOS):
+            record = copy.deepcopy(SCENARIOS[name])
+            record["setting"] = setting
+            record["ret"], record["errno"], record["atime_changed"] = \
+                observed(name, flavor, setting)
+            cases.append(record)
+    cases.sort(key=lambda c: (c["setting"], c["id"]))
+    return {
+        "flavor": flavor,
+        "facts": {"uname": "6.1.0-%s" % flavor, "cmdline": "console=ttyS0",
+                  "knobs": boot},
+        "settings": {s: knobs(flavor, s) for s in settings_of(flavor)},
+        "cases": cases, "sysctl": sysctl_records(flavor),
+        "log": [log_record(flavor)], "errors": [], "status": 0,
+    }
+
+
+def write_results(directory, flavors=FLAVORS, mutate=None):
+    """Write result files; mutate(flavor, data) may edit them first."""
+    os.makedirs(directory, exist_ok=True)
+    for flavor in flavors:
+        data = result(flavor)
+        if mutate:
+            mutate(flavor, data)
+        with open(os.path.join(directory, flavor + ".json"), "w",
+                  encoding="utf-8") as stream:
+            json.dump(data, stream, indent=1, sort_keys=True)
+    return directory
+
+
+def find_case(data, setting, scenario):
+    cid = SCENARIOS[scenario]["id"]
+    for record in data["cases"]:
+        if record["setting"] == setting and record["id"] == cid:
+            return record
+    raise KeyError((setting, scenario))
