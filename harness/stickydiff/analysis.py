@@ -1,0 +1,62 @@
+"""Run everything the reports need over one results directory."""
+
+import os
+from dataclasses import dataclass, field
+
+from .check import check_file
+from .diff import diff_all
+from .flavors import FLAVOR_ORDER
+from .interface import interface_rows
+from .load import load_all, result_path
+from .matrix import matrices
+
+
+@dataclass
+class Analysis:
+    results_dir: str
+    files: dict = field(default_factory=dict)
+    load_errors: list = field(default_factory=list)
+    missing: list = field(default_factory=list)
+    checks: dict = field(default_factory=dict)
+    diffs: list = field(default_factory=list)
+    join_errors: list = field(default_factory=list)
+    interface: list = field(default_factory=list)
+    matrices: dict = field(default_factory=dict)
+    range_diff: str = None
+    range_diff_note: str = ""
+
+    @property
+    def unexplained(self):
+        return sum(len(c.unexplained) for c in self.checks.values())
+
+    @property
+    def ok(self):
+        return (not self.load_errors and not self.join_errors
+                and all(c.ok for c in self.checks.values())
+                and all(d.unexplained == 0 for d in self.diffs))
+
+
+def read_range_diff(path):
+    """(text, note); text None when the file is absent."""
+    if not path:
+        return None, "no range-diff path given"
+    try:
+        with open(path, encoding="utf-8", errors="replace") as stream:
+            return stream.read(), "from %s" % path
+    except FileNotFoundError:
+        return None, ("%s is absent (produced by the kernel build);"
+                      " static diff skipped" % path)
+
+
+def analyse(results_dir, range_diff_path=None):
+    out = Analysis(results_dir)
+    out.files, out.load_errors = load_all(results_dir)
+    out.missing = [result_path(results_dir, f) for f in FLAVOR_ORDER
+                   if not os.path.exists(result_path(results_dir, f))]
+    for flavor, result in out.files.items():
+        out.checks[flavor] = check_file(result)
+        out.matrices[flavor] = matrices(result, out.checks[flavor])
+    out.diffs, out.join_errors = diff_all(out.files)
+    out.interface = interface_rows(out.files)
+    out.range_diff, out.range_diff_note = read_range_diff(range_diff_path)
+    return out

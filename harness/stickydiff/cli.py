@@ -1,0 +1,122 @@
+"""Command line: check, diff, report, compare, bless."""
+
+import argparse
+import os
+import sys
+
+from . import regress, report_html, report_md
+from .analysis import analyse
+from .load import LoadError
+from .summary import check_lines, flavor_lines, pair_lines, summary
+
+
+def _parser():
+    parser = argparse.ArgumentParser(
+        prog="python3 -m stickydiff",
+        description="Explain the sticky-symlink flavors' results.")
+    parser.add_argument("command", choices=("check", "diff", "report",
+                                            "compare", "bless"))
+    parser.add_argument("--results", default="build/results",
+                        help="directory of <flavor>.json (%(default)s)")
+    parser.add_argument("--expected", default="results/expected",
+                        help="committed expectations (%(default)s)")
+    parser.add_argument("--out", default="results",
+                        help="report directory (%(default)s)")
+    parser.add_argument("--range-diff", default="build/range-diff.txt",
+                        help="git range-diff v1 vs v3 text (%(default)s)")
+    return parser
+
+
+def _no_results(analysis, out):
+    if analysis.files or analysis.load_errors:
+        return False
+    print("no result files in %s; nothing to check" % analysis.results_dir,
+          file=out)
+    return True
+
+
+def cmd_check(args, out):
+    analysis = analyse(args.results)
+    if _no_results(analysis, out):
+        return 0
+    print("model vs observation (%s):" % args.results, file=out)
+    print("\n".join(flavor_lines(analysis)), file=out)
+    problems = check_lines(analysis)
+    if problems:
+        print("FAIL: what the model does not explain:", file=out)
+        print("\n".join(problems), file=out)
+        return 1
+    print("OK: every case explained", file=out)
+    return 0
+
+
+def cmd_diff(args, out):
+    analysis = analyse(args.results)
+    if _no_results(analysis, out):
+        return 0
+    print("\n".join(pair_lines(analysis)), file=out)
+    for pair_diff in analysis.diffs:
+        for group in sorted(pair_diff.differ.values(),
+                            key=lambda g: (-g.count, g.cause)):
+            print("\n%s / %s: %d" % (pair_diff.pair.title, group.cause,
+                                     group.count), file=out)
+            for row in group.rows:
+                print("  " + row.describe(pair_diff.pair), file=out)
+    for error in analysis.join_errors:
+        print("join error: " + error, file=out)
+    failed = analysis.join_errors or analysis.load_errors or any(
+        d.unexplained for d in analysis.diffs)
+    return 1 if failed else 0
+
+
+def cmd_report(args, out):
+    analysis = analyse(args.results, args.range_diff)
+    os.makedirs(args.out, exist_ok=True)
+    paths = []
+    for name, module in (("report.md", report_md),
+                         ("report.html", report_html)):
+        path = os.path.join(args.out, name)
+        with open(path, "w", encoding="utf-8") as stream:
+            stream.write(module.render(analysis))
+        paths.append(path)
+    print(summary(analysis, paths), file=out)
+    return 0
+
+
+def cmd_compare(args, out):
+    report = regress.compare(args.results, args.expected)
+    if not report:
+        print("regress: results in %s match %s" % (args.results,
+                                                   args.expected), file=out)
+        return 0
+    print("regress: results differ from %s" % args.expected, file=out)
+    print(regress.format_report(report), file=out)
+    return 1
+
+
+def cmd_bless(args, out):
+    blessed = regress.bless(args.results, args.expected)
+    if not blessed:
+        print("bless: no result files in %s" % args.results, file=out)
+        return 0
+    for flavor, changes in blessed.items():
+        print("blessed %s: %s" % (flavor, "%d change(s)" % len(changes)
+                                  if changes else "unchanged"), file=out)
+    changed = {f: c for f, c in blessed.items() if c}
+    if changed:
+        print(regress.format_report(changed), file=out)
+    return 0
+
+
+COMMANDS = {"check": cmd_check, "diff": cmd_diff, "report": cmd_report,
+            "compare": cmd_compare, "bless": cmd_bless}
+
+
+def main(argv=None, out=None):
+    args = _parser().parse_args(argv)
+    out = out or sys.stdout
+    try:
+        return COMMANDS[args.command](args, out)
+    except LoadError as err:
+        print("error: %s" % err, file=out)
+        return 2

@@ -1,0 +1,79 @@
+"""The one-screen terminal summary and the readable check listing."""
+
+from .causes import CAUSE_NOTES
+
+
+def check_lines(analysis, limit=40):
+    """Everything that makes `check` fail, readably."""
+    lines = [str(e) for e in analysis.load_errors]
+    for flavor, check in analysis.checks.items():
+        problems = check.settings + check.interface + check.suite
+        if check.unexplained or problems:
+            lines.append("%s (%s): %d unexplained case(s), %d other"
+                         " problem(s)" % (flavor, check.path,
+                                          len(check.unexplained),
+                                          len(problems)))
+        lines += ["  " + p for p in problems]
+        for mismatch in check.unexplained[:limit]:
+            lines.append("  " + mismatch.describe().replace("\n", "\n  "))
+        if len(check.unexplained) > limit:
+            lines.append("  ... and %d more unexplained case(s) in %s"
+                         % (len(check.unexplained) - limit, flavor))
+    return lines
+
+
+def flavor_lines(analysis):
+    lines = []
+    for flavor, check in analysis.checks.items():
+        artifacts = ", ".join("%s: %d" % item
+                              for item in sorted(check.artifacts.items()))
+        lines.append("  %-9s %5d cases, %5d explained, %3d unexplained%s"
+                     % (flavor, check.cases, check.explained,
+                        len(check.unexplained),
+                        "; " + artifacts if artifacts else ""))
+    for path in analysis.missing:
+        lines.append("  (absent: %s)" % path)
+    return lines
+
+
+def pair_lines(analysis):
+    lines = []
+    for pair_diff in analysis.diffs:
+        title = pair_diff.pair.title
+        if pair_diff.missing:
+            lines.append("  %s: skipped, %s" % (title, pair_diff.missing))
+            continue
+        groups = ", ".join("%s %d" % (g.cause, g.count) for g in
+                           sorted(pair_diff.differ.values(),
+                                  key=lambda g: (-g.count, g.cause)))
+        lines.append("  %s: %d/%d differ%s" % (
+            title, pair_diff.differing, pair_diff.joined,
+            " (" + groups + ")" if groups else ""))
+        same = ", ".join("%s %d" % (g.cause, g.count) for g in
+                         sorted(pair_diff.same_outcome.values(),
+                                key=lambda g: (-g.count, g.cause)))
+        if same:
+            lines.append("    same outcome, other deciding rule/log: "
+                         + same)
+    lines += ["  join error: " + e.split("\n")[0] for e in
+              analysis.join_errors]
+    return lines
+
+
+def summary(analysis, paths=()):
+    lines = ["stickydiff: results from %s" % analysis.results_dir]
+    lines.append("model vs observation:")
+    lines += flavor_lines(analysis)
+    lines.append("pairwise diffs (cases differing, by cause):")
+    lines += pair_lines(analysis)
+    lines.append("static diff: %s" % analysis.range_diff_note)
+    for path in paths:
+        lines.append("report: %s" % path)
+    lines.append("verdict: %s" % ("OK" if analysis.ok else
+                                  "FAIL (%d unexplained case(s))"
+                                  % analysis.unexplained))
+    return "\n".join(lines)
+
+
+def cause_legend():
+    return ["%s: %s" % item for item in sorted(CAUSE_NOTES.items())]
