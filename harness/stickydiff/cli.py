@@ -85,6 +85,10 @@ def cmd_report(args, out):
 
 def cmd_compare(args, out):
     report = regress.compare(args.results, args.expected)
+    if not regress.flavors_on_either_side(args.results, args.expected):
+        print("regress: no result files in %s or %s; nothing to compare"
+              % (args.results, args.expected), file=out)
+        return 0
     if not report:
         print("regress: results in %s match %s" % (args.results,
                                                    args.expected), file=out)

@@ -78,6 +78,10 @@ def _outcome(case):
                             case.get("atime_changed"))
 
 
+def flavors_on_either_side(results_dir, expected_dir):
+    return _flavors(results_dir, expected_dir)
+
+
 def _flavors(results_dir, expected_dir):
     names = set()
     for directory in (results_dir, expected_dir):

@@ -24,14 +24,18 @@ pre{background:#f6f6f6;padding:.6em;overflow-x:auto;font-size:85%}
 """
 
 
+def _text(value):
+    return "-" if value is None else escape(str(value))
+
+
 def _table(header, rows, classes=None):
     out = ["<table>", "<tr>" + "".join("<th>%s</th>" % escape(str(h))
                                        for h in header) + "</tr>"]
     for index, row in enumerate(rows):
         css = classes[index] if classes else [""] * len(row)
         out.append("<tr>" + "".join(
-            '<td class="%s">%s</td>' % (c, escape(str(v))) if c else
-            "<td>%s</td>" % escape(str(v)) for v, c in zip(row, css))
+            '<td class="%s">%s</td>' % (c, _text(v)) if c else
+            "<td>%s</td>" % _text(v) for v, c in zip(row, css))
             + "</tr>")
     out.append("</table>")
     return out

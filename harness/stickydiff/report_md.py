@@ -22,8 +22,9 @@ def _table(header, rows):
     lines = ["| " + " | ".join(header) + " |",
              "|" + "---|" * len(header)]
     for row in rows:
-        lines.append("| " + " | ".join(str(c).replace("|", "\\|")
-                                       for c in row) + " |")
+        lines.append("| " + " | ".join(
+            ("-" if c is None else str(c)).replace("|", "\\|")
+            for c in row) + " |")
     return lines
 
 

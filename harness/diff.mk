@@ -1,0 +1,35 @@
+# Makefile fragment for the differ (harness/stickydiff); include it from the
+# top Makefile with:   include harness/diff.mk
+# Paths are relative to the top of the repository.
+
+STICKYDIFF_PYTHON ?= python3
+STICKYDIFF_RESULTS ?= build/results
+STICKYDIFF_EXPECTED ?= results/expected
+STICKYDIFF_OUT ?= results
+STICKYDIFF_RANGE_DIFF ?= build/range-diff.txt
+STICKYDIFF = PYTHONPATH=harness $(STICKYDIFF_PYTHON) -m stickydiff
+STICKYDIFF_ARGS = --results $(STICKYDIFF_RESULTS) \
+	--expected $(STICKYDIFF_EXPECTED) --out $(STICKYDIFF_OUT) \
+	--range-diff $(STICKYDIFF_RANGE_DIFF)
+
+.PHONY: diff-check report bless regress pytest-unit
+
+# Model vs observations, for the flavors whose results exist.
+diff-check:
+	$(STICKYDIFF) check $(STICKYDIFF_ARGS)
+
+# results/report.md and results/report.html, plus a terminal summary.
+report:
+	$(STICKYDIFF) report $(STICKYDIFF_ARGS)
+
+# Rewrite results/expected/<flavor>.json from the current results.
+bless:
+	$(STICKYDIFF) bless $(STICKYDIFF_ARGS)
+
+# Compare the current results with results/expected.
+regress:
+	$(STICKYDIFF) compare $(STICKYDIFF_ARGS)
+
+# The differ's unit tests.
+pytest-unit:
+	$(STICKYDIFF_PYTHON) -m unittest discover -s harness/tests

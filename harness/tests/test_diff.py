@@ -1,0 +1,115 @@
+"""Pairwise diffs: grouping by the cause the model names."""
+
+import tempfile
+import unittest
+
+import support
+from stickydiff import causes, diff
+from stickydiff.load import load_all
+
+
+def pair_named(title):
+    return next(p for p in diff.PAIRS if p.title == title)
+
+
+class DiffTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        support.write_results(cls.tmp.name)
+        cls.files, errors = load_all(cls.tmp.name)
+        assert not errors, errors
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def groups(self, title):
+        result = diff.diff_pair(pair_named(title), self.files)
+        return {c: g.count for c, g in result.differ.items()}, result
+
+    def test_v1_v3_boot_is_default_value(self):
+        groups, result = self.groups("v1 vs v3 at boot defaults")
+        self.assertEqual(groups, {causes.DEFAULT_VALUE: 1})
+        self.assertEqual(result.settings, [("boot", "boot")])
+
+    def test_v1_v3_both_on_is_porting_artifact(self):
+        groups, result = self.groups("v1 vs v3 with both protections on")
+        # ps0: trailing and intermediate for B and root (strictatime: atime,
+        # nosymfollow: ELOOP); ps1: intermediate only.
+        self.assertEqual(groups, {causes.ARTIFACT: 7})
+        same = {c: g.count for c, g in result.same_outcome.items()}
+        self.assertEqual(same, {causes.PLACEMENT + " + "
+                                + causes.LOG_TEXT: 3})
+
+    def test_v3y_v3_is_default_value(self):
+        groups, _ = self.groups("v3y vs v3")
+        self.assertEqual(groups, {causes.DEFAULT_VALUE: 2})
+
+    def test_v1_nosec_is_config_dependence(self):
+        groups, _ = self.groups("v1 vs v1-nosec")
+        self.assertEqual(groups, {causes.CONFIG_DEP: 5})
+
+    def test_revision_vs_base_is_which_links(self):
+        groups, result = self.groups("v3 vs base")
+        self.assertEqual(groups, {causes.WHICH_LINKS: 7})
+        self.assertIn(("ps1-own1", "ps1-own-"), result.settings)
+
+    def test_v1_nosec_vs_base_no_difference(self):
+        groups, _ = self.groups("v1-nosec vs base")
+        self.assertEqual(groups, {})
+
+    def test_representative_rows_are_few_and_varied(self):
+        _, result = self.groups("v1 vs v3 with both protections on")
+        rows = result.differ[causes.ARTIFACT].rows
+        self.assertLessEqual(len(rows), diff.ROWS_PER_GROUP)
+        self.assertGreater(len({r.params["mount"] for r in rows}), 1)
+
+    def test_observed_difference_model_cannot_explain(self):
+        files = dict(self.files)
+        broken = support.result("v3")
+        case = support.find_case(broken, "boot", "core-A")
+        case["ret"], case["errno"] = -1, "EPERM"
+        from stickydiff.load import parse
+        import json
+        files["v3"] = parse("v3.json", json.dumps(broken), "v3")
+        result = diff.diff_pair(pair_named("v3y vs v3"), files)
+        self.assertEqual(result.unexplained, 1)
+
+    def test_static_interface_differences(self):
+        static = dict((f, (a, b)) for f, a, b in
+                      diff.static_differences(pair_named(
+                          "v1 vs v3 at boot defaults")))
+        self.assertIn("path", static)
+        self.assertIn("log_text", static)
+        self.assertIn("doc", static)
+        self.assertEqual(set(dict(
+            (f, 1) for f, _, _ in diff.static_differences(
+                pair_named("v3y vs v3")))), {"boot_default", "kconfig"})
+
+
+class StepsTest(unittest.TestCase):
+
+    def test_steps_reach_target(self):
+        from stickydiff.model import config_for
+        for a in support.FLAVORS:
+            for b in support.FLAVORS:
+                ka = support.knobs(a, "boot")
+                kb = support.knobs(b, "boot")
+                steps = causes.steps(config_for(a, ka), config_for(b, kb),
+                                     True)
+                end = steps[-1][1] if steps else config_for(a, ka)
+                self.assertEqual(end, config_for(b, kb), (a, b))
+
+    def test_lsm_to_vfs_passes_artifact_then_placement(self):
+        from stickydiff.model import config_for
+        labels = [l for l, _ in causes.steps(
+            config_for("v1", support.knobs("v1", "ps0-own1")),
+            config_for("v3", support.knobs("v3", "ps0-own1")), False)]
+        self.assertEqual(labels, [causes.ARTIFACT, causes.PLACEMENT,
+                                  causes.LOG_TEXT])
+
+
+if __name__ == "__main__":
+    unittest.main()
