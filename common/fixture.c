@@ -1,0 +1,155 @@
+/* Scratch file systems, directories, targets and links (created as root). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "guest.h"
+
+#define FAIL(...) do { snprintf(why, n, __VA_ARGS__); return -1; } while (0)
+
+int check_dir(const char *path, unsigned mode, unsigned uid, char *why, size_t n)
+{
+	struct stat st;
+	if (lstat(path, &st))
+		FAIL("lstat %s: %s", path, strerror(errno));
+	if (!S_ISDIR(st.st_mode) || (st.st_mode & 07777) != mode || st.st_uid != uid || st.st_gid != uid)
+		FAIL("dir %s is %o %u:%u, wanted %04o %u:%u", path, st.st_mode, st.st_uid, st.st_gid,
+		     mode, uid, uid);
+	return 0;
+}
+
+int ensure_dir(const char *path, unsigned mode, unsigned uid, char *why, size_t n)
+{
+	if (mkdir(path, 0700) == 0) {
+		if (chown(path, uid, uid) || chmod(path, mode))
+			FAIL("chown/chmod %s: %s", path, strerror(errno));
+	} else if (errno != EEXIST) {
+		FAIL("mkdir %s: %s", path, strerror(errno));
+	}
+	return check_dir(path, mode, uid, why, n);
+}
+
+static int mkfile(const char *path, unsigned mode, unsigned uid, const char *body, char *why, size_t n)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		FAIL("create %s: %s", path, strerror(errno));
+	if (body && write(fd, body, strlen(body)) != (ssize_t)strlen(body))
+		FAIL("write %s", path);
+	close(fd);
+	if (chown(path, uid, uid) || chmod(path, mode))
+		FAIL("chown/chmod %s: %s", path, strerror(errno));
+	return 0;
+}
+
+static int ensure_link_raw(const char *path, const char *body, unsigned uid, char *why, size_t n)
+{
+	struct stat st;
+	char b[PATHMAX];
+	ssize_t len;
+	if (lstat(path, &st)) {
+		if (errno != ENOENT)
+			FAIL("lstat %s: %s", path, strerror(errno));
+		if (symlink(body, path) || lchown(path, uid, uid))
+			FAIL("symlink %s: %s", path, strerror(errno));
+		len = readlink(path, b, sizeof b - 1);
+		if (len < 0 || (b[len] = 0, strcmp(b, body)))
+			FAIL("link %s body differs", path);
+		if (lstat(path, &st))
+			FAIL("lstat %s: %s", path, strerror(errno));
+	}
+	if (!S_ISLNK(st.st_mode) || st.st_uid != uid || st.st_gid != uid)
+		FAIL("link %s is %o %u:%u, wanted a link %u:%u", path, st.st_mode, st.st_uid,
+		     st.st_gid, uid, uid);
+	return 0;
+}
+
+int ensure_link(const struct link_mk *k, char *why, size_t n)
+{
+	if (check_dir(k->dir, k->dir_mode, k->dir_uid, why, n))
+		return -1;
+	return ensure_link_raw(k->path, k->body, k->uid, why, n);
+}
+
+static const char *const tfile[N_TARGET] = { "file-root", "file-A", "file-B", "dir", "missing",
+					     "script-A" };
+
+int check_target(int t, char *why, size_t n)
+{
+	char p[PATHMAX];
+	struct stat st;
+	snprintf(p, sizeof p, SCRATCH "/sa/t/%s", tfile[t]);
+	if (t == T_DANGLING) {
+		if (lstat(p, &st) == 0 || errno != ENOENT)
+			FAIL("dangling target %s exists", p);
+		return 0;
+	}
+	if (t == T_DIR)
+		return check_dir(p, 0755, 0, why, n);
+	if (lstat(p, &st))
+		FAIL("lstat %s: %s", p, strerror(errno));
+	unsigned uid = t == T_FILE_A || t == T_SCRIPT_A ? 1000 : t == T_FILE_B ? 1001 : 0;
+	unsigned mode = t == T_SCRIPT_A ? 0755 : 0666;
+	if (!S_ISREG(st.st_mode) || (st.st_mode & 07777) != mode || st.st_uid != uid || st.st_gid != uid)
+		FAIL("target %s is %o %u:%u", p, st.st_mode, st.st_uid, st.st_gid);
+	return 0;
+}
+
+int fixture_setup(char *why, size_t n)
+{
+	char p[PATHMAX], b[PATHMAX];
+	mkdir("/tmp", 01777);
+	if (ensure_dir(SCRATCH, 0755, 0, why, n))
+		return -1;
+	for (int m = 0; m < N_MOUNT; m++) {
+		snprintf(p, sizeof p, SCRATCH "/%s", m == M_SA ? "sa" : "nf");
+		mkdir(p, 0755);
+		if (mount("sticky-scratch", p, "tmpfs",
+			  MS_STRICTATIME | (m == M_NF ? MS_NOSYMFOLLOW : 0), "mode=0755"))
+			FAIL("mount tmpfs %s: %s", p, strerror(errno));
+		for (int d = 0; d < N_DIRMODE; d++)
+			for (int o = 0; o < N_OWN; o++) {
+				dir_path(b, sizeof b, m, d, o);
+				if (ensure_dir(b, dir_modes[d], owner_ids[o], why, n))
+					return -1;
+			}
+		xfmt(b, sizeof b, "%s/ns", p);
+		if (ensure_dir(b, 0777, 0, why, n))
+			return -1;
+	}
+	if (ensure_dir(SCRATCH "/sa/t", 0777, 0, why, n) || ensure_dir(SCRATCH "/sa/ctl", 0755, 0, why, n) ||
+	    ensure_dir(SCRATCH "/sa/hl", 0777, 0, why, n) || ensure_dir(SCRATCH "/sa/t/dir", 0755, 0, why, n) ||
+	    ensure_dir(SCRATCH "/sa/t/dir/sub", 0755, 0, why, n) ||
+	    mkfile(SCRATCH "/sa/t/dir/f", 0666, 0, NULL, why, n) ||
+	    mkfile(SCRATCH "/sa/t/file-root", 0666, 0, NULL, why, n) ||
+	    mkfile(SCRATCH "/sa/t/file-A", 0666, 1000, NULL, why, n) ||
+	    mkfile(SCRATCH "/sa/t/file-B", 0666, 1001, NULL, why, n) ||
+	    mkfile(SCRATCH "/sa/t/script-A", 0755, 1000, "#!/bin/sh\nexit 7\n", why, n))
+		return -1;
+	for (int t = 0; t < N_TARGET; t++) {
+		snprintf(p, sizeof p, SCRATCH "/sa/ctl/%s", tfile[t]);
+		snprintf(b, sizeof b, SCRATCH "/sa/t/%s", tfile[t]);
+		if (ensure_link_raw(p, b, 0, why, n))
+			return -1;
+	}
+	if (ensure_link_raw(SCRATCH "/sa/ctl/dir-sub", SCRATCH "/sa/t/dir/sub", 0, why, n))
+		return -1;
+	return 0;
+}
+
+int fixture_teardown(void)
+{
+	int r = 0;
+	if (umount2(SCRATCH "/sa", MNT_DETACH))
+		r = -1;
+	if (umount2(SCRATCH "/nf", MNT_DETACH))
+		r = -1;
+	rmdir(SCRATCH "/sa");
+	rmdir(SCRATCH "/nf");
+	rmdir(SCRATCH);
+	return r;
+}

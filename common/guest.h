@@ -1,0 +1,61 @@
+/* Guest-side (syscall) parts of the suite. */
+#ifndef STICKY_GUEST_H
+#define STICKY_GUEST_H
+#include <sys/types.h>
+#include "suite.h"
+
+/* out.c: KTAP on stdout, JSON lines on the result fd */
+void out_init(void);
+void out_json(struct jb *j);		/* appends j (a complete object) + '\n' */
+void out_flush(void);
+void out_raw_tty(void);
+void out_console(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void out_error(const char *id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void out_timing(const char *what, double ms, long count);
+extern int n_errors;
+double now_ms(void);
+
+/* ident.c: switching identity (saved uid stays 0) */
+int ident_init(char *why, size_t n);
+int ident_switch(int follower, char *why, size_t n);
+int ident_restore(char *why, size_t n);
+int ident_full(unsigned uid, char *why, size_t n);	/* r/e/fs = uid, saved 0 */
+struct ids_now { unsigned r, e, s, fs, rg, eg, sg, fsg; };
+void ident_read(struct ids_now *x);
+
+/* knobs.c */
+enum knob { KN_PS, KN_PH, KN_WEAK, KN_PSS, N_KNOB };
+extern const char *const knob_names[N_KNOB];
+extern const char *const knob_paths[N_KNOB];
+int knob_present(int k);
+int knob_read(int k);			/* value, or -1000 on error */
+int knob_write(int k, int v);		/* 0 or -errno */
+void knobs_open(void);
+void knobs_json(struct jb *j, const char *key);
+extern int knob_boot[N_KNOB];		/* -1000 = absent */
+
+/* ops.c */
+#define STATUS_BASE 10000	/* err = STATUS_BASE + exit status: execve ran but the script did not exit 7 */
+int do_op(int op, const char *path, const char *aux, unsigned chown_uid, int *err);
+
+/* fixture.c */
+int fixture_setup(char *why, size_t n);
+int fixture_teardown(void);
+int ensure_dir(const char *path, unsigned mode, unsigned uid, char *why, size_t n);
+int ensure_link(const struct link_mk *k, char *why, size_t n);
+int check_dir(const char *path, unsigned mode, unsigned uid, char *why, size_t n);
+int check_target(int target, char *why, size_t n);
+
+/* kmsg.c / iface.c */
+int run_log_tests(int ps, int own);
+int run_sysctl_tests(void);
+
+/* runner.c */
+struct setting { char label[32]; int ps, own; int boot; };
+struct group_result { int passed, failed, skipped; };
+int run_cases(const struct setting *s, const struct case_spec *cases, int ncases, int group,
+	      struct group_result *gr);
+int apply_setting(const struct setting *s, char *why, size_t n);
+int knobs_expected_ok(const struct setting *s, char *why, size_t n);
+extern int own_kind;	/* KN_WEAK, KN_PSS or -1 */
+#endif

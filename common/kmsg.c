@@ -1,0 +1,172 @@
+/* Log tests: what /dev/kmsg says around one denial and a burst of 100. */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+#include "guest.h"
+
+#define MAXMSG 128
+
+struct msgs {
+	int n;
+	char text[MAXMSG][256];
+};
+
+static int kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+static void kmsg_drain(int fd, struct msgs *m)
+{
+	char b[8192];
+	m->n = 0;
+	for (;;) {
+		ssize_t r = read(fd, b, sizeof b - 1);
+		if (r < 0) {
+			if (errno == EPIPE || errno == EINTR)
+				continue;
+			break;
+		}
+		if (r == 0)
+			break;
+		b[r] = 0;
+		char *p = strchr(b, ';');
+		p = p ? p + 1 : b;
+		char *nl = strchr(p, '\n');
+		if (nl)
+			*nl = 0;
+		if (m->n < MAXMSG)
+			xfmt(m->text[m->n], sizeof m->text[0], "%s", p);
+		m->n++;
+	}
+}
+
+/* the number after "fsuid" in a message, or -1 */
+static long fsuid_in(const char *s)
+{
+	const char *p = strstr(s, "fsuid");
+	if (!p)
+		return -1;
+	p += 5;
+	while (*p && !isdigit((unsigned char)*p))
+		p++;
+	return *p ? strtol(p, NULL, 10) : -1;
+}
+
+static void emit(const char *kind, const char *setting, const char *comm, struct msgs *m, int denials,
+		 int ret, int err, int completed)
+{
+	static struct jb j;
+	char eb[32];
+	int received = 0;
+	long fsuid = -1;
+	const char *named = NULL;
+	for (int i = 0; i < m->n && i < MAXMSG; i++)
+		if (strstr(m->text[i], comm)) {
+			received++;
+			if (!named) {
+				named = comm;
+				fsuid = fsuid_in(m->text[i]);
+			}
+		}
+	jb_begin(&j);
+	jb_str(&j, "type", "log");
+	jb_str(&j, "kind", kind);
+	jb_str(&j, "setting", setting);
+	jb_arr(&j, "messages");
+	for (int i = 0; i < m->n && i < MAXMSG; i++)
+		jb_str(&j, NULL, m->text[i]);
+	jb_close_arr(&j);
+	jb_int(&j, "total_messages", m->n);
+	jb_str(&j, "comm", named);
+	if (fsuid >= 0)
+		jb_int(&j, "fsuid", fsuid);
+	else
+		jb_null(&j, "fsuid");
+	jb_int(&j, "denials", denials);
+	jb_int(&j, "received", received);
+	jb_int(&j, "ret", ret);
+	jb_str(&j, "errno", errno_name(err, eb, sizeof eb));
+	jb_bool(&j, "completed", completed);
+	jb_end(&j);
+	out_json(&j);
+}
+
+/* ps/own: the setting to run under. Returns the number of errors. */
+int run_log_tests(int ps, int own)
+{
+	struct setting s = { "", ps, own, 0 };
+	struct case_spec c = { G_MATRIX, 0, OWN_ROOT, OWN_A, T_FILE_ROOT, F_B, P_TRAIL, OP_OPEN_RDONLY, M_SA };
+	struct layout L;
+	static struct msgs m;
+	char why[512];
+	int fd, ret = 0, err = 0, errs = 0;
+	double t0;
+
+	if (own_kind < 0)
+		snprintf(s.label, sizeof s.label, "ps%d-own-", ps);
+	else
+		snprintf(s.label, sizeof s.label, "ps%d-own%d", ps, own);
+	layout_case(&c, &L);
+	if (apply_setting(&s, why, sizeof why) || ensure_link(&L.mk[0], why, sizeof why)) {
+		out_error("log", "%s", why);
+		return 1;
+	}
+	/* one denial */
+	fd = kmsg_open();
+	if (fd < 0) {
+		out_error("log", "open /dev/kmsg: %s", strerror(errno));
+		return 1;
+	}
+	prctl(PR_SET_NAME, "stickyprobe");
+	if (ident_switch(F_B, why, sizeof why) == 0) {
+		ret = do_op(OP_OPEN_RDONLY, L.path, NULL, 0, &err);
+	} else {
+		out_error("log", "%s", why);
+		errs++;
+	}
+	if (ident_restore(why, sizeof why)) {
+		out_error("log", "%s", why);
+		return errs + 1;
+	}
+	prctl(PR_SET_NAME, "sticky-suite");
+	kmsg_drain(fd, &m);
+	close(fd);
+	emit("single", s.label, "stickyprobe", &m, 1, ret, err, 1);
+	int single_n = m.n;
+
+	/* burst of 100 */
+	fd = kmsg_open();
+	prctl(PR_SET_NAME, "stickyburst");
+	t0 = now_ms();
+	int done = 0;
+	if (ident_switch(F_B, why, sizeof why) == 0) {
+		for (; done < 100; done++)
+			ret = do_op(OP_OPEN_RDONLY, L.path, NULL, 0, &err);
+	} else {
+		out_error("log", "%s", why);
+		errs++;
+	}
+	double ms = now_ms() - t0;
+	if (ident_restore(why, sizeof why)) {
+		out_error("log", "%s", why);
+		return errs + 1;
+	}
+	prctl(PR_SET_NAME, "sticky-suite");
+	kmsg_drain(fd, &m);
+	close(fd);
+	emit("burst", s.label, "stickyburst", &m, done, ret, err, done == 100);
+	out_timing("log burst of 100", ms, done);
+	out_console("# log: single %d message(s); burst of %d took %.1f ms, %d message(s)\n",
+		    single_n, done, ms, m.n);
+	return errs;
+}

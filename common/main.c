@@ -1,0 +1,217 @@
+/* sticky-suite: observe symlink following in sticky directories; KTAP on stdout,
+ * JSON lines on fd 3 (docs/result-format.md). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/klog.h>
+#include <unistd.h>
+#include "guest.h"
+
+void standalone_start(void);
+void standalone_end(int status);
+
+static struct totals tot;
+static int testnum;
+
+static void group_line(const char *name, int passed, int failed, int skipped)
+{
+	static struct jb j;
+	char b[256];
+	jb_begin(&j);
+	jb_str(&j, "type", "group");
+	jb_str(&j, "name", name);
+	jb_int(&j, "passed", passed);
+	jb_int(&j, "failed", failed);
+	jb_int(&j, "skipped", skipped);
+	jb_end(&j);
+	out_json(&j);
+	out_flush();
+	totals_add(&tot, failed, skipped && !passed);
+	ktap_result_line(b, sizeof b, !failed, ++testnum, name, failed ? NULL : (skipped && !passed) ? "SKIP" : NULL);
+	out_console("%s", b);
+}
+
+static void usage(void)
+{
+	out_console("usage: sticky-suite [--quick] [--only matrix|positions|ops|mounts|sysctl|log] [--setting LABEL]\n");
+}
+
+int main(int argc, char **argv)
+{
+	int quick = 0, pid1 = getpid() == 1;
+	const char *only = NULL, *only_setting = NULL;
+	char why[512];
+	static struct case_spec cases[20000];
+	struct setting settings[5];
+	int nset = 0, ncases, printk_level = -1;
+	double t_start;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--quick"))
+			quick = 1;
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+			only = argv[++i];
+		else if (!strcmp(argv[i], "--setting") && i + 1 < argc)
+			only_setting = argv[++i];
+		else {
+			usage();
+			return 2;
+		}
+	}
+	if (only && lookup_name(group_names, N_CASE_GROUP, only) < 0 && strcmp(only, "sysctl") &&
+	    strcmp(only, "log")) {
+		usage();
+		return 2;
+	}
+	if (pid1)
+		standalone_start();
+	out_init();
+	if (getenv("STICKY_TTY_COOKED") == NULL)
+		out_raw_tty();
+	t_start = now_ms();
+	out_console("KTAP version 1\n");
+
+	if (ident_init(why, sizeof why)) {
+		out_console("# %s\n", why);
+		out_error("", "%s", why);
+		out_flush();
+		if (pid1)
+			standalone_end(1);
+		return 1;
+	}
+	knobs_open();
+	if (knob_boot[KN_PSS] != -1000)
+		own_kind = KN_PSS;
+	else if (knob_boot[KN_WEAK] != -1000)
+		own_kind = KN_WEAK;
+
+	/* settings */
+	memset(settings, 0, sizeof settings);
+	snprintf(settings[nset].label, sizeof settings[0].label, "boot");
+	settings[nset++].boot = 1;
+	for (int ps = 0; ps <= 1; ps++)
+		for (int own = 0; own <= (own_kind < 0 ? 0 : 1); own++) {
+			struct setting *s = &settings[nset++];
+			s->ps = ps, s->own = own;
+			if (own_kind < 0)
+				snprintf(s->label, sizeof s->label, "ps%d-own-", ps);
+			else
+				snprintf(s->label, sizeof s->label, "ps%d-own%d", ps, own);
+		}
+
+	ncases = matrix_generate(cases, (int)(sizeof cases / sizeof cases[0]), quick);
+	if (ncases > (int)(sizeof cases / sizeof cases[0])) {
+		out_console("# internal: too many cases\n");
+		return 2;
+	}
+	int ngroups = 0, nrun_set = 0;
+	for (int s = 0; s < nset; s++)
+		if (!only_setting || !strcmp(only_setting, settings[s].label))
+			nrun_set++;
+	for (int g = 0; g < N_CASE_GROUP; g++)
+		if (!only || !strcmp(only, group_names[g]))
+			ngroups += nrun_set;
+	int do_sysctl = !only || !strcmp(only, "sysctl"), do_log = !only || !strcmp(only, "log");
+	out_console("1..%d\n", ngroups + do_sysctl + do_log);
+	out_console("# knobs at boot: ps=%d ph=%d weak=%d pss=%d; %d cases per setting%s\n",
+		    knob_boot[KN_PS], knob_boot[KN_PH], knob_boot[KN_WEAK], knob_boot[KN_PSS], ncases,
+		    quick ? " (quick)" : "");
+
+	/* keep denial messages off the slow console; /dev/kmsg still has them */
+	{
+		FILE *f = fopen("/proc/sys/kernel/printk", "r");
+		if (f) {
+			if (fscanf(f, "%d", &printk_level) != 1)
+				printk_level = -1;
+			fclose(f);
+		}
+		if (printk_level > 4)
+			klogctl(8, NULL, 4);
+	}
+
+	if (fixture_setup(why, sizeof why)) {
+		out_error("", "fixture: %s", why);
+		goto end;
+	}
+	if (do_sysctl) {
+		int e = run_sysctl_tests();
+		group_line("sysctl", e ? 0 : 1, e, 0);
+	}
+	if (do_log) {
+		int e = own_kind < 0 ? run_log_tests(1, 0) : run_log_tests(0, 1);
+		group_line("log", e ? 0 : 1, e, 0);
+	}
+	for (int si = 0; si < nset; si++) {
+		struct setting *s = &settings[si];
+		static struct jb j;
+		char name[64];
+		int setting_ok, fatal = 0, count = 0;
+		double t0 = now_ms();
+		if (only_setting && strcmp(only_setting, s->label))
+			continue;
+		setting_ok = apply_setting(s, why, sizeof why) == 0;
+		if (!setting_ok)
+			out_error("", "setting %s: %s", s->label, why);
+		jb_begin(&j);
+		jb_str(&j, "type", "setting");
+		jb_str(&j, "setting", s->label);
+		knobs_json(&j, "knobs");
+		jb_bool(&j, "applied", setting_ok);
+		jb_end(&j);
+		out_json(&j);
+		for (int g = 0; g < N_CASE_GROUP; g++) {
+			struct group_result gr = { 0, 0, 0 };
+			if (only && strcmp(only, group_names[g]))
+				continue;
+			xfmt(name, sizeof name, "%s/%s", s->label, group_names[g]);
+			double tg = now_ms();
+			if (setting_ok && !fatal) {
+				fatal = run_cases(s, cases, ncases, g, &gr) < 0;
+			} else {
+				for (int i = 0; i < ncases; i++)
+					gr.skipped += cases[i].group == g;
+				gr.failed = 1; /* a setting that cannot be applied fails its groups */
+			}
+			count += gr.passed + gr.failed;
+			out_timing(name, now_ms() - tg, gr.passed + gr.failed);
+			group_line(name, gr.passed, gr.failed, gr.skipped);
+		}
+		double ms = now_ms() - t0;
+		xfmt(name, sizeof name, "setting %s", s->label);
+		out_timing(name, ms, count);
+		out_console("# setting %s: %d cases in %.0f ms\n", s->label, count, ms);
+		if (fatal) {
+			out_console("# identity could not be restored; stopping\n");
+			break;
+		}
+	}
+
+	/* restore the boot values */
+	for (int k = 0; k < N_KNOB; k++) {
+		if (knob_boot[k] == -1000)
+			continue;
+		if (knob_read(k) != knob_boot[k])
+			knob_write(k, knob_boot[k]);
+		if (knob_read(k) != knob_boot[k])
+			out_error("", "could not restore %s to %d", knob_names[k], knob_boot[k]);
+	}
+	if (fixture_teardown())
+		out_error("", "teardown: %s", strerror(errno));
+end:
+	if (printk_level > 4)
+		klogctl(8, NULL, printk_level);
+	out_timing("suite", now_ms() - t_start, ncases);
+	out_flush();
+	{
+		char b[160];
+		ktap_totals(b, sizeof b, &tot);
+		out_console("# %d error record(s); suite took %.0f ms\n", n_errors, now_ms() - t_start);
+		out_console("%s", b);
+	}
+	int status = (n_errors || tot.failed) ? 1 : 0;
+	if (pid1)
+		standalone_end(status);
+	return status;
+}

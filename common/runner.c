@@ -1,0 +1,258 @@
+/* Settings and the per-case loop: self-checks, control, control link, the op, atime. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "guest.h"
+
+int own_kind = -1;
+
+static void expected(const struct setting *s, int exp[N_KNOB])
+{
+	exp[KN_PH] = 0;
+	if (s->boot) {
+		exp[KN_PS] = knob_boot[KN_PS];
+		exp[KN_WEAK] = knob_boot[KN_WEAK];
+		exp[KN_PSS] = knob_boot[KN_PSS];
+		return;
+	}
+	exp[KN_PS] = s->ps;
+	exp[KN_WEAK] = knob_boot[KN_WEAK] == -1000 ? -1000 : 1 - s->own;
+	exp[KN_PSS] = knob_boot[KN_PSS] == -1000 ? -1000 : s->own;
+}
+
+int knobs_expected_ok(const struct setting *s, char *why, size_t n)
+{
+	int exp[N_KNOB];
+	expected(s, exp);
+	for (int k = 0; k < N_KNOB; k++) {
+		int v = knob_read(k);
+		if (v != exp[k]) {
+			snprintf(why, n, "knob %s reads %d, wanted %d", knob_names[k], v, exp[k]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int apply_setting(const struct setting *s, char *why, size_t n)
+{
+	int exp[N_KNOB];
+	expected(s, exp);
+	for (int k = 0; k < N_KNOB; k++) {
+		if (exp[k] == -1000)
+			continue;
+		int r = knob_write(k, exp[k]);
+		if (r) {
+			snprintf(why, n, "write %d to %s: %s", exp[k], knob_names[k], strerror(-r));
+			return -1;
+		}
+	}
+	return knobs_expected_ok(s, why, n);
+}
+
+static void link_json(struct jb *j, const struct link_mk *k, int kind)
+{
+	char m[8];
+	mode_str(k->dir_mode, m, sizeof m);
+	jb_obj(j, NULL);
+	jb_str(j, "dir_mode", m);
+	jb_str(j, "dir_owner", owner_name_of(k->dir_uid));
+	jb_int(j, "dir_gid", k->dir_uid);
+	jb_str(j, "owner", owner_name_of(k->uid));
+	jb_str(j, "kind", kind == K_TRAILING ? "trailing" : "intermediate");
+	jb_close_obj(j);
+}
+
+static const char *ename(int e, char *b, size_t n)
+{
+	if (e >= STATUS_BASE) {
+		snprintf(b, n, "STATUS%d", e - STATUS_BASE);
+		return b;
+	}
+	return errno_name(e, b, n);
+}
+
+/* remove what an op created; as the current identity. 0 or -1 */
+static int tidy(int op, const char *aux, const struct case_spec *c)
+{
+	const char *p = NULL;
+	if (op == OP_OPEN_CREAT && c->target == T_DANGLING)
+		p = SCRATCH "/sa/t/missing";
+	else if (op == OP_LINKAT_FOLLOW)
+		p = aux;
+	if (p && unlink(p) && errno != ENOENT)
+		return -1;
+	return 0;
+}
+
+/* Returns 0 = case recorded, -1 = error record written */
+static int run_one(const struct setting *s, const struct case_spec *c, struct jb *j)
+{
+	struct layout L;
+	char id[192], why[512], e1[32], e2[32];
+	struct stat st0, st1;
+	struct ids_now ids;
+	int cret = 0, cerr = 0, ret, err, r2, e2n, atime_ok;
+	unsigned chown_uid = c->target == T_FILE_B ? 1001 : c->target == T_FILE_ROOT ? 0 : 1000;
+	const char *hl0 = SCRATCH "/sa/hl/c0", *hl1 = SCRATCH "/sa/hl/c1", *hl2 = SCRATCH "/sa/hl/c2";
+	const char *aux;
+
+	int ft = fmt_truncated;
+	case_id(c, id, sizeof id);
+	layout_case(c, &L);
+	aux = c->op == OP_RENAME ? L.aux : hl2;
+	if (fmt_truncated != ft) {
+		snprintf(why, sizeof why, "a path of the case does not fit");
+		goto fail;
+	}
+
+	/* preconditions, as root */
+	if (L.subdir[0] && ensure_dir(L.subdir, L.subdir_mode, L.subdir_uid, why, sizeof why))
+		goto fail;
+	for (int i = L.nmk - 1; i >= 0; i--)
+		if (ensure_link(&L.mk[i], why, sizeof why))
+			goto fail;
+	if (check_target(c->target, why, sizeof why) || knobs_expected_ok(s, why, sizeof why))
+		goto fail;
+	{
+		struct timespec ts[2] = { { 1, 0 }, { 0, UTIME_OMIT } };
+		if (utimensat(AT_FDCWD, L.mk[0].path, ts, AT_SYMLINK_NOFOLLOW) || lstat(L.mk[0].path, &st0) ||
+		    st0.st_atim.tv_sec != 1) {
+			snprintf(why, sizeof why, "cannot reset atime of %s", L.mk[0].path);
+			goto fail;
+		}
+	}
+
+	if (ident_switch(c->follower, why, sizeof why))
+		goto fail_restore;
+	ident_read(&ids);
+	if (L.has_control) {
+		cret = do_op(c->op, L.ctl_target, hl0, chown_uid, &cerr);
+		if (tidy(c->op, hl0, c)) {
+			snprintf(why, sizeof why, "cleanup after control: %s", strerror(errno));
+			goto fail_restore;
+		}
+		r2 = do_op(c->op, L.ctl_link, hl1, chown_uid, &e2n);
+		if (tidy(c->op, hl1, c)) {
+			snprintf(why, sizeof why, "cleanup after control link: %s", strerror(errno));
+			goto fail_restore;
+		}
+		if (op_info[c->op].nosyms ? (r2 != -1 || e2n != ELOOP) : (r2 != cret || e2n != cerr)) {
+			snprintf(why, sizeof why, "control link %s gave %s, target control %s", L.ctl_link,
+				 ename(e2n, e1, sizeof e1), ename(cerr, e2, sizeof e2));
+			goto fail_restore;
+		}
+	}
+	ret = do_op(c->op, L.path, aux, chown_uid, &err);
+	if (ident_restore(why, sizeof why)) {
+		out_error(id, "%s", why);
+		return -2;	/* identity lost: fatal */
+	}
+	atime_ok = lstat(L.mk[0].path, &st1) == 0;
+
+	/* cleanup, as root */
+	tidy(c->op, aux, c);
+	if (c->op == OP_RENAME && ret == 0)
+		unlink(L.aux);
+	if ((c->op == OP_RENAME || c->op == OP_UNLINK) && ret == 0 &&
+	    ensure_link(&L.mk[0], why, sizeof why))
+		goto fail;
+
+	jb_begin(j);
+	jb_str(j, "type", "case");
+	jb_str(j, "setting", s->label);
+	jb_str(j, "id", id);
+	jb_str(j, "group", group_names[c->group]);
+	jb_obj(j, "params");
+	{
+		char m[8];
+		mode_str(dir_modes[c->mode_idx], m, sizeof m);
+		jb_str(j, "dir_mode", m);
+	}
+	jb_str(j, "dir_owner", owner_names[c->dir_owner]);
+	jb_str(j, "link_owner", owner_names[c->link_owner]);
+	jb_str(j, "target", target_names[c->target]);
+	jb_str(j, "follower", follower_names[c->follower]);
+	jb_int(j, "ruid", ids.r);
+	jb_int(j, "euid", ids.e);
+	jb_int(j, "suid", ids.s);
+	jb_int(j, "fsuid", ids.fs);
+	jb_int(j, "rgid", ids.rg);
+	jb_int(j, "egid", ids.eg);
+	jb_int(j, "fsgid", ids.fsg);
+	jb_str(j, "position", position_names[c->position]);
+	jb_str(j, "op", op_info[c->op].name);
+	jb_str(j, "mount", mount_names[c->mount]);
+	jb_bool(j, "follows", L.follows);
+	jb_arr(j, "links");
+	for (int i = 0; i < L.nlinks; i++)
+		link_json(j, &L.mk[L.links[i].mk], L.links[i].kind);
+	jb_close_arr(j);
+	jb_arr(j, "search");
+	for (int i = 0; i < L.nsearch; i++) {
+		char m[8];
+		mode_str(L.search[i].mode, m, sizeof m);
+		jb_obj(j, NULL);
+		jb_str(j, "mode", m);
+		jb_str(j, "owner", owner_name_of(L.search[i].uid));
+		jb_int(j, "gid", L.search[i].uid);
+		jb_close_obj(j);
+	}
+	jb_close_arr(j);
+	jb_close_obj(j);
+	if (L.has_control) {
+		jb_int(j, "control_ret", cret);
+		jb_str(j, "control_errno", ename(cerr, e1, sizeof e1));
+	} else {
+		jb_null(j, "control_ret");
+		jb_null(j, "control_errno");
+	}
+	jb_int(j, "ret", ret);
+	jb_str(j, "errno", ename(err, e2, sizeof e2));
+	if (atime_ok && !((c->op == OP_RENAME || c->op == OP_UNLINK) && ret == 0))
+		jb_bool(j, "atime_changed", st1.st_atim.tv_sec != st0.st_atim.tv_sec ||
+						    st1.st_atim.tv_nsec != st0.st_atim.tv_nsec);
+	else
+		jb_null(j, "atime_changed");
+	jb_end(j);
+	out_json(j);
+	return 0;
+
+fail_restore:
+	{
+		char w2[256];
+		if (ident_restore(w2, sizeof w2)) {
+			out_error(id, "%s; then %s", why, w2);
+			return -2;
+		}
+		tidy(c->op, aux, c);
+		tidy(c->op, hl0, c);
+		tidy(c->op, hl1, c);
+	}
+fail:
+	out_error(id, "%s", why);
+	return -1;
+}
+
+int run_cases(const struct setting *s, const struct case_spec *cases, int ncases, int group,
+	      struct group_result *gr)
+{
+	static struct jb j;
+	memset(gr, 0, sizeof *gr);
+	for (int i = 0; i < ncases; i++) {
+		if (cases[i].group != group)
+			continue;
+		int r = run_one(s, &cases[i], &j);
+		if (r == 0)
+			gr->passed++;
+		else
+			gr->failed++;
+		if (r == -2)
+			return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,118 @@
+/* Shared definitions of the sticky-symlink suite (pure parts: no syscalls). */
+#ifndef STICKY_SUITE_H
+#define STICKY_SUITE_H
+#include <stddef.h>
+
+#define SCRATCH "/tmp/sticky"
+#define PATHMAX 256
+
+enum owner { OWN_ROOT, OWN_A, OWN_B, N_OWN };
+enum target { T_FILE_ROOT, T_FILE_A, T_FILE_B, T_DIR, T_DANGLING, T_SCRIPT_A, N_TARGET };
+enum follower { F_ROOT, F_A, F_B, F_E0FA, F_EAF0, F_SETUID, N_FOLLOWER };
+enum position { P_TRAIL, P_TRAIL_REL, P_INTER, P_DOTDOT, P_CHAIN, P_CHAIN_2NS,
+		P_CHAIN_1NS, P_CHAIN_INTER, P_SUBDIR, N_POS };
+enum op {
+	OP_OPEN_RDONLY, OP_OPEN_WRONLY, OP_OPEN_RDWR, OP_OPEN_CREAT, OP_OPEN_CREAT_EXCL,
+	OP_OPEN_NOFOLLOW, OP_OPEN_PATH, OP_OPEN_DIRECTORY, OP_OPENAT2_NOSYM, OP_STAT,
+	OP_LSTAT, OP_ACCESS, OP_FACCESSAT_EACCESS, OP_CHDIR, OP_TRUNCATE, OP_CHMOD,
+	OP_CHOWN, OP_UTIMENSAT, OP_READLINK, OP_LINKAT_FOLLOW, OP_EXECVE, OP_RENAME,
+	OP_UNLINK, N_OP
+};
+enum case_group { G_MATRIX, G_POSITIONS, G_OPS, G_MOUNTS, N_CASE_GROUP };
+enum mountk { M_SA, M_NF, N_MOUNT };
+enum kind { K_TRAILING, K_INTERMEDIATE };
+
+#define N_DIRMODE 7
+extern const unsigned dir_modes[N_DIRMODE];
+extern const char *const owner_names[N_OWN];
+extern const unsigned owner_ids[N_OWN];
+extern const char *const target_names[N_TARGET];
+extern const char *const follower_names[N_FOLLOWER];
+extern const char *const position_names[N_POS];
+extern const char *const position_short[N_POS];
+extern const char *const group_names[N_CASE_GROUP];
+extern const char *const group_short[N_CASE_GROUP];
+extern const char *const mount_names[N_MOUNT];
+
+struct follower_ids { unsigned ruid, euid, suid, fsuid; }; /* gids: same numbers */
+extern const struct follower_ids follower_ids[N_FOLLOWER];
+
+struct op_info {
+	const char *name;
+	unsigned char nofollow;	/* does not follow the trailing link */
+	unsigned char target;	/* default target in the ops group */
+	unsigned char nosyms;	/* forbids following any link (ELOOP) */
+	unsigned char mutates;	/* needs cleanup */
+};
+extern const struct op_info op_info[N_OP];
+
+struct case_spec {
+	unsigned char group, mode_idx, dir_owner, link_owner, target, follower,
+		position, op, mount;
+};
+
+/* matrix.c */
+int matrix_generate(struct case_spec *out, int max, int quick);
+int case_id(const struct case_spec *c, char *buf, size_t n);
+int lookup_name(const char *const *names, int n, const char *s);
+
+/* layout.c: where a case's objects live and what the walk meets */
+struct link_mk {
+	char dir[PATHMAX], path[PATHMAX], body[PATHMAX];
+	unsigned uid, dir_mode, dir_uid;
+};
+struct layout {
+	char path[PATHMAX];		/* path given to the syscall */
+	char ctl_target[PATHMAX];	/* the same object without links */
+	char ctl_link[PATHMAX];		/* via a root link in a 0755 root dir */
+	char target[PATHMAX];		/* final target object (checked) */
+	char aux[PATHMAX];		/* rename destination */
+	char subdir[PATHMAX];		/* non-sticky subdir to ensure, or "" */
+	unsigned subdir_mode, subdir_uid;
+	int nmk;
+	struct link_mk mk[2];		/* mk[0]: the link the path names first */
+	int nlinks;
+	struct { int mk, kind; } links[2];	/* followed, in order */
+	int nsearch;
+	struct { unsigned mode, uid; } search[2];
+	int follows, has_control, on_link;
+};
+void layout_case(const struct case_spec *c, struct layout *l);
+void dir_path(char *buf, size_t n, int mount, int mode_idx, int owner);
+
+/* util.c */
+int parse_mode(const char *s, unsigned *mode);
+int xfmt(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+extern int fmt_truncated;	/* counts xfmt truncations; a truncated path is a self-check failure */
+void mode_str(unsigned mode, char *buf, size_t n);
+int parse_owner(const char *s, unsigned *uid);
+const char *owner_name_of(unsigned uid);
+const char *errno_name(int e, char *buf, size_t n);
+
+/* json.c */
+size_t json_escape(const char *s, size_t slen, char *dst, size_t n);
+struct jb {
+	char buf[65536];
+	size_t len;
+	int depth, overflow;
+	unsigned char first[16];
+};
+void jb_begin(struct jb *j);
+void jb_end(struct jb *j);	/* closes the top object */
+void jb_key(struct jb *j, const char *key);
+void jb_obj(struct jb *j, const char *key);
+void jb_arr(struct jb *j, const char *key);
+void jb_close_obj(struct jb *j);
+void jb_close_arr(struct jb *j);
+void jb_str(struct jb *j, const char *key, const char *val);
+void jb_strn(struct jb *j, const char *key, const char *val, size_t len);
+void jb_int(struct jb *j, const char *key, long v);
+void jb_bool(struct jb *j, const char *key, int v);
+void jb_null(struct jb *j, const char *key);
+
+/* ktap.c */
+struct totals { int passed, failed, skipped; };
+int ktap_result_line(char *buf, size_t n, int ok, int num, const char *name, const char *directive);
+int ktap_totals(char *buf, size_t n, const struct totals *t);
+void totals_add(struct totals *t, int failed, int skipped);
+#endif
