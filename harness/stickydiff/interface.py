@@ -9,23 +9,41 @@ import re
 
 from .flavors import (FLAVORS, KNOB_NAMES, MAINLINE_BOOT,
                       expected_boot_knobs)
+from .load import LoadError
+from .model import config_for, predict
 
 # Every knob file is proc_dointvec_minmax over [0, 1], mode 0644.
 KNOB_RANGE = (0, 1)
 KNOB_MODE = 0o644
 RATELIMIT_BURST = 10    # DEFAULT_RATELIMIT_BURST of printk_ratelimited()
-SUPPRESSED = re.compile(r"^\S+: \d+ callbacks suppressed$")
 _INT = re.compile(r"^-?\d+$")
+_REPEAT = re.compile(r"^(.)x(\d+)$")
+TMPBUFLEN = 22          # kernel/sysctl.c, longest number proc_get_long reads
 
 
 def knob_present(flavor, knob):
     return knob in MAINLINE_BOOT or FLAVORS[flavor].knob == knob
 
 
-def predict_write(text, before):
-    """(ok, errno, value_after) of writing `text` to a [0, 1] knob."""
+def expand_input(label):
+    """The bytes the suite writes for an input label ("1x4096" = 4096 1s)."""
+    match = _REPEAT.match(label)
+    if match:
+        return match.group(1) * int(match.group(2))
+    return label
+
+
+def predict_write(label, before):
+    """(ok, errno, value_after) of writing to a [0, 1] knob, as 6.1's
+    proc_dointvec_minmax does: an empty write succeeds and changes
+    nothing; a number of 21 or more characters, a non-number or a value
+    out of range is EINVAL and leaves the value alone."""
+    text = expand_input(label)
+    if text == "":
+        return True, "0", before
     body = text.strip()
-    if _INT.match(body) and KNOB_RANGE[0] <= int(body) <= KNOB_RANGE[1]:
+    if (_INT.match(body) and len(body) < TMPBUFLEN - 1
+            and KNOB_RANGE[0] <= int(body) <= KNOB_RANGE[1]):
         return True, "0", int(body)
     return False, "EINVAL", before
 
@@ -49,11 +67,10 @@ def _check_write(where, write, before, as_root):
         ok, errno, after = False, "EACCES", before
     observed = (ok_obs, write.get("errno"), write.get("value_after"))
     if observed != (ok, errno, after):
-        return after, ["%s: write %r -> errno %s value %r, predicted %s"
-                       " value %r" % (where, write.get("input"),
-                                      write.get("errno"),
-                                      write.get("value_after"), errno, after)]
-    return after, []
+        return ["%s: write %r -> errno %s value %r, predicted %s value %r"
+                % (where, write.get("input"), write.get("errno"),
+                   write.get("value_after"), errno, after)]
+    return []
 
 
 def check_sysctl(flavor, record):
@@ -73,15 +90,12 @@ def check_sysctl(flavor, record):
     if record.get("boot_value") != boot:
         problems.append("%s: boot value %r, predicted %r"
                         % (where, record.get("boot_value"), boot))
-    value = record.get("boot_value")
+    # The suite restores the boot value after every write.
     for write in record.get("writes") or []:
-        value, found = _check_write(where, write, value, True)
-        problems += found
+        problems += _check_write(where, write, boot, True)
     nonroot = record.get("nonroot_write")
     for write in ([nonroot] if isinstance(nonroot, dict) else nonroot or []):
-        value, found = _check_write(where + " (non-root)", write, value,
-                                    False)
-        problems += found
+        problems += _check_write(where + " (non-root)", write, boot, False)
     return problems
 
 
@@ -90,35 +104,60 @@ def expected_message(flavor, comm, fsuid):
     return None if text is None else text.format(comm=comm, fsuid=fsuid)
 
 
-def logs_at_all(flavor):
-    spec = FLAVORS[flavor]
-    return spec.own is not None and spec.compiled
+# The suite's log probe (common/kmsg.c): B opens O_RDONLY a trailing link
+# owned by A in a root-owned 1777 directory; the target (0666) is readable.
+LOG_PROBE = {
+    "id": "log-probe", "control_ret": 0, "control_errno": "0",
+    "params": {"dir_mode": "1777", "dir_owner": "root", "link_owner": "A",
+               "target": "file-root", "follower": "B", "fsuid": 1001,
+               "fsgid": 1001, "position": "trailing", "op": "open_rdonly",
+               "mount": "strictatime", "follows": True, "search": [],
+               "links": [{"dir_mode": "1777", "dir_owner": "root",
+                          "dir_gid": 0, "owner": "A", "kind": "trailing"}]},
+}
 
 
-def check_log(flavor, record):
-    where = "log %s" % record.get("kind")
-    messages = record.get("messages") or []
-    sticky = [m for m in messages if not SUPPRESSED.match(m)]
+def predict_log(flavor, knobs):
+    """The model's prediction of the log probe under these knobs."""
+    return predict(LOG_PROBE, config_for(flavor, knobs))
+
+
+def check_log(flavor, record, knobs):
+    """A log record against the probe's prediction under its setting."""
+    where = "log %s %s" % (record.get("kind"), record.get("setting"))
+    prediction = predict_log(flavor, knobs)
     problems = []
-    wanted = expected_message(flavor, record.get("comm"), record.get("fsuid"))
-    if not logs_at_all(flavor) and sticky:
-        problems.append("%s: %d message(s), predicted none (no reachable"
-                        " own rule; mainline only audits): %r"
-                        % (where, len(sticky), sticky[0]))
-    for message in sticky:
-        if logs_at_all(flavor) and message != wanted:
+    observed = (record.get("ret"), record.get("errno"))
+    if observed != (prediction.ret, prediction.errno):
+        problems.append("%s: probe gave %s/%s, predicted %s/%s by %s"
+                        % (where, observed[0], observed[1], prediction.ret,
+                           prediction.errno, prediction.decider))
+    comm = "stickyburst" if record.get("kind") == "burst" else "stickyprobe"
+    ours = [m for m in record.get("messages") or [] if comm in m]
+    denials = record.get("denials") or 0
+    if prediction.log is None:
+        if ours:
+            problems.append("%s: %d message(s), predicted none (denied by"
+                            " %s, which only audits): %r"
+                            % (where, len(ours), prediction.decider, ours[0]))
+        return problems
+    wanted = expected_message(flavor, comm, 1001)
+    for message in ours:
+        if message != wanted:
             problems.append("%s: message %r, predicted %r"
                             % (where, message, wanted))
-    received = record.get("received")
-    if received != len(sticky):
-        problems.append("%s: received=%r but %d sticky message(s) listed"
-                        % (where, received, len(sticky)))
-    denials = record.get("denials") or 0
-    if len(sticky) > min(denials, RATELIMIT_BURST):
-        problems.append("%s: %d messages for %d denials, predicted at most"
-                        " %d (printk_ratelimited burst)"
-                        % (where, len(sticky), denials,
-                           min(denials, RATELIMIT_BURST)))
+            break
+    # printk_ratelimited: at most 10 per 5 s per call site; the single
+    # probe may already have used one of the burst's ten.
+    low = 1 if denials else 0
+    high = min(denials, RATELIMIT_BURST)
+    if not low <= len(ours) <= high:
+        problems.append("%s: %d message(s) for %d denial(s), predicted"
+                        " %d..%d (printk_ratelimited)"
+                        % (where, len(ours), denials, low, high))
+    if record.get("received") != len(ours):
+        problems.append("%s: received=%r but %d message(s) name %s"
+                        % (where, record.get("received"), len(ours), comm))
     return problems
 
 
@@ -128,7 +167,12 @@ def check_interface(result):
     for record in result.data.get("sysctl") or []:
         problems += check_sysctl(result.flavor, record)
     for record in result.data.get("log") or []:
-        problems += check_log(result.flavor, record)
+        try:
+            knobs = result.knobs(record.get("setting") or "boot")
+        except LoadError as err:
+            problems.append(str(err))
+            continue
+        problems += check_log(result.flavor, record, knobs)
     return problems
 
 
@@ -146,7 +190,7 @@ def interface_rows(files):
         record = next((r for r in result.data.get("sysctl") or []
                        if r.get("knob") == spec.knob), {})
         logs = [m for r in result.data.get("log") or []
-                for m in r.get("messages") or [] if not SUPPRESSED.match(m)]
+                for m in r.get("messages") or [] if "symlink following" in m]
         rows.append({
             "flavor": flavor,
             "knob": spec.path or "-",

@@ -187,15 +187,32 @@ class _Walk:
         search = params.get("search") or []
         no_symlinks = _no_symlinks(params)
         for index, link in enumerate(links):
-            denied = self.search(
-                [e for e in search if e.get("after_links", 0) == index])
+            denied = self.search([e for e in search
+                                  if search_position(e, links) == index])
             if denied:
                 return denied
             denied = self.follow(index, link, no_symlinks)
             if denied:
                 return denied
-        return self.search(
-            [e for e in search if e.get("after_links", 0) >= len(links)])
+        return self.search([e for e in search
+                            if search_position(e, links) >= len(links)])
+
+
+def search_position(entry, links):
+    """How many links the walk follows before it searches `entry`.
+
+    An explicit `after_links` wins.  Otherwise the directory is searched
+    just before the first link that lives in it (matched by mode and
+    owner; in chain-1ns the sticky directory holds the second link), and
+    before every link when none lives in it.
+    """
+    if "after_links" in entry:
+        return entry["after_links"]
+    for index, link in enumerate(links):
+        if (link["dir_mode"], link["dir_owner"]) == (entry["mode"],
+                                                     entry["owner"]):
+            return index
+    return 0
 
 
 def _link_self(walk, params):

@@ -7,14 +7,16 @@ from .summary import cause_legend, check_lines
 UNEXPLAINED_SHOWN = 100
 
 ASSUMPTIONS = [
-    "params.search dirs lie before the first link unless an entry carries"
-    " `after_links`; the contract does not say where they lie.",
-    "`atime_changed` is taken as the atime of params.links[0].",
+    "a params.search dir without `after_links` is searched just before the"
+    " first followed link that lies in it (same mode and owner), else"
+    " before every link; the contract does not say where it lies.",
+    "`atime_changed` is the atime of params.links[0] (the suite's mk[0]).",
     "ops with `nofollow` in their name that follow no link give ELOOP, ops"
-    " with `excl` give EEXIST; rename is modelled as a rename within the"
-    " link's directory to a new name.",
-    "log records carry no setting, so they are checked for text, for"
-    " silence where no own rule is reachable, and for the ratelimit only.",
+    " with `excl` give EEXIST; unlink/rename act in the directory of"
+    " params.dir_mode/dir_owner, rename to a new name in that directory.",
+    "log records are predicted from the suite's probe (B opens a trailing"
+    " link of A in a root-owned 1777 dir) under the record's setting;"
+    " a burst may print 1..10 messages (printk_ratelimited).",
 ]
 
 

@@ -141,40 +141,68 @@ def observed(name, flavor, setting):
     return token_outcome(tokens[settings_of(flavor).index(setting)])
 
 
-def log_record(flavor):
-    texts = {
-        "v1": "non-matching-uid symlink following attempted in"
-              " sticky-directory by sticky-suite (fsuid 1001)",
-        "v3": "non-matching-uid symlink following attempted in sticky"
-              " world-writable directory by sticky-suite (fsuid 1001)",
-    }
+LOG_SETTING = {"base": "ps1-own-"}
+LOG_TEXT = {
+    "v1": "non-matching-uid symlink following attempted in"
+          " sticky-directory by %s (fsuid 1001)",
+    "v3": "non-matching-uid symlink following attempted in sticky"
+          " world-writable directory by %s (fsuid 1001)",
+}
+
+
+def log_records(flavor):
+    """The suite's single probe and burst (common/kmsg.c), by hand."""
     own = {"v1": "v1", "v3": "v3", "v3y": "v3"}.get(flavor)
-    messages = [texts[own]] if own else []
-    return {"kind": "single", "messages": messages, "comm": "sticky-suite",
-            "fsuid": 1001, "denials": 1, "received": len(messages)}
+    setting = LOG_SETTING.get(flavor, "ps0-own1")
+    # v1-nosec: the rule is compiled out and mainline is off at ps0.
+    allowed = flavor == "v1-nosec"
+    out = []
+    for kind, comm, denials, count in (("single", "stickyprobe", 1, 1),
+                                       ("burst", "stickyburst", 100, 9)):
+        messages = [LOG_TEXT[own] % comm] * count if own else []
+        out.append({"kind": kind, "setting": setting,
+                    "messages": ["random: crng init done"] + messages,
+                    "total_messages": len(messages) + 1,
+                    "comm": comm if messages else None,
+                    "fsuid": 1001 if messages else None,
+                    "denials": denials, "received": len(messages),
+                    "ret": 0 if allowed else -1,
+                    "errno": "0" if allowed else "EACCES",
+                    "completed": True})
+    return out
+
+
+INPUTS = (("0", True, 0), ("1", True, 1), ("2", False, None),
+          ("-1", False, None), ("abc", False, None), ("", True, None),
+          ("1x4096", False, None))
 
 
 def sysctl_records(flavor):
     records = []
-    for knob in ("protected_symlinks", "weak_sticky_symlinks",
-                 "protected_sticky_symlinks"):
-        boot = knobs(flavor, "boot")[knob]
-        if knob == "protected_symlinks":
-            boot = 1
-        present = boot is not None
-        record = {"knob": knob, "present": present,
-                  "mode": "0644" if present else None,
-                  "boot_value": boot, "writes": [], "nonroot_write": None}
-        if present:
-            record["writes"] = [
-                {"input": "1", "ret": 0, "errno": "0", "value_after": 1},
-                {"input": "2", "ret": -1, "errno": "EINVAL",
-                 "value_after": 1},
-                {"input": "0", "ret": 0, "errno": "0", "value_after": 0},
-            ]
-            record["nonroot_write"] = {"input": "1", "ret": -1,
-                                       "errno": "EACCES", "value_after": 0}
-        records.append(record)
+    for knob in ("weak_sticky_symlinks", "protected_sticky_symlinks",
+                 "protected_symlinks"):
+        boot = 1 if knob == "protected_symlinks" else \
+            knobs(flavor, "boot")[knob]
+        path = "/proc/sys/fs/" + knob.replace("y_s", "y-s").replace(
+            "k_s", "k-s")
+        if boot is None:
+            records.append({"knob": knob, "path": path, "present": False,
+                            "mode": None, "boot_value": None, "writes": [],
+                            "nonroot_write": None})
+            continue
+        writes = []
+        for text, ok, value in INPUTS:
+            length = 4096 if text == "1x4096" else len(text)
+            writes.append({"input": text, "ret": length if ok else -1,
+                           "errno": "0" if ok else "EINVAL",
+                           "value_after": boot if value is None else value})
+        nonroot = "0" if boot == 1 else "1"
+        records.append({"knob": knob, "path": path, "present": True,
+                        "mode": "0644", "boot_value": boot,
+                        "writes": writes,
+                        "nonroot_write": {"input": nonroot, "ret": -1,
+                                          "errno": "EACCES",
+                                          "value_after": boot}})
     return records
 
 
@@ -196,7 +224,7 @@ def result(flavor, scenarios=None):
                   "knobs": boot},
         "settings": {s: knobs(flavor, s) for s in settings_of(flavor)},
         "cases": cases, "sysctl": sysctl_records(flavor),
-        "log": [log_record(flavor)], "errors": [], "status": 0,
+        "log": log_records(flavor), "errors": [], "status": 0,
     }
 
 

@@ -71,47 +71,70 @@ class CheckTest(unittest.TestCase):
         self.assertTrue(any("facts" in p for p in result.interface))
 
 
+def knobs(flavor, setting):
+    return support.knobs(flavor, setting)
+
+
 class InterfaceTest(unittest.TestCase):
 
     def test_predict_write(self):
-        self.assertEqual(interface.predict_write("1\n", 0), (True, "0", 1))
+        self.assertEqual(interface.predict_write("1", 0), (True, "0", 1))
+        self.assertEqual(interface.predict_write("0\n", 1), (True, "0", 0))
         self.assertEqual(interface.predict_write("2", 0),
                          (False, "EINVAL", 0))
         self.assertEqual(interface.predict_write("-1", 1),
                          (False, "EINVAL", 1))
-        self.assertEqual(interface.predict_write("yes", 1),
+        self.assertEqual(interface.predict_write("abc", 1),
                          (False, "EINVAL", 1))
+        self.assertEqual(interface.predict_write("", 1), (True, "0", 1))
+        self.assertEqual(interface.predict_write("1x4096", 0),
+                         (False, "EINVAL", 0))
 
     def test_v1_knob_absent_in_v3(self):
-        record = support.sysctl_records("v1")[1]
+        record = support.sysctl_records("v1")[0]
         problems = interface.check_sysctl("v3", record)
         self.assertIn("present=True, predicted False", problems[0])
 
     def test_v1_nosec_has_the_file(self):
-        record = support.sysctl_records("v1-nosec")[1]
+        record = support.sysctl_records("v1-nosec")[0]
         self.assertEqual(interface.check_sysctl("v1-nosec", record), [])
 
+    def test_write_mismatch(self):
+        record = copy.deepcopy(support.sysctl_records("v3")[1])
+        record["writes"][2].update(ret=1, errno="0", value_after=2)
+        problems = interface.check_sysctl("v3", record)
+        self.assertEqual(len(problems), 1)
+        self.assertIn("write '2' -> errno 0 value 2, predicted EINVAL",
+                      problems[0])
+
     def test_log_text_of_other_revision(self):
-        record = support.log_record("v1")
-        problems = interface.check_log("v3", record)
+        record = support.log_records("v1")[0]
+        problems = interface.check_log("v3", record, knobs("v3", "ps0-own1"))
         self.assertTrue(any("predicted 'non-matching-uid symlink following"
                             " attempted in sticky world-writable" in p
                             for p in problems), problems)
 
-    def test_nosec_and_base_print_nothing(self):
-        record = support.log_record("v1")
-        self.assertTrue(interface.check_log("v1-nosec", record))
-        self.assertTrue(interface.check_log("base", record))
+    def test_mainline_denial_is_silent(self):
+        record = copy.deepcopy(support.log_records("v3")[0])
+        record["setting"] = "ps1-own0"
+        problems = interface.check_log("v3", record, knobs("v3", "ps1-own0"))
+        self.assertIn("predicted none (denied by mainline", problems[0])
+
+    def test_nosec_not_denied(self):
+        record = support.log_records("v1")[0]
+        problems = interface.check_log("v1-nosec", record,
+                                       knobs("v1-nosec", "ps0-own1"))
+        self.assertIn("predicted 0/0", problems[0])
 
     def test_ratelimit(self):
-        record = copy.deepcopy(support.log_record("v3"))
-        record.update(kind="burst", denials=50,
-                      messages=record["messages"] * 11, received=11)
-        self.assertTrue(any("ratelimited" in p
-                            for p in interface.check_log("v3", record)))
-        record.update(messages=record["messages"][:10], received=10)
-        record["messages"].append("may_follow: 40 callbacks suppressed")
-        self.assertEqual(interface.check_log("v3", record), [])
+        record = copy.deepcopy(support.log_records("v3")[1])
+        text = record["messages"][-1]
+        record.update(messages=[text] * 11, received=11)
+        problems = interface.check_log("v3", record, knobs("v3", "ps0-own1"))
+        self.assertTrue(any("printk_ratelimited" in p for p in problems))
+        record.update(messages=[text] * 10, received=10)
+        self.assertEqual(interface.check_log("v3", record,
+                                             knobs("v3", "ps0-own1")), [])
 
 
 if __name__ == "__main__":

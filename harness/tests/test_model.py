@@ -130,6 +130,20 @@ class DacTest(unittest.TestCase):
         pred = predict(record, config)
         self.assertEqual((pred.errno, pred.atime), ("EACCES", True))
 
+    def test_search_dir_holding_second_link(self):
+        # chain-1ns: the first link lies in a 0777 dir, the second in the
+        # unsearchable sticky-axis dir, searched after the first is
+        # followed (and its atime touched).
+        record = support.case(
+            dir_mode="1770", dir_owner="A", position="chain-1ns",
+            links=[support.link("0777", "root", "A"),
+                   support.link("1770", "A", "A")],
+            search=[{"mode": "1770", "owner": "A", "gid": 1000}])
+        config = config_for("v3", support.knobs("v3", "ps1-own1"))
+        pred = predict(record, config)
+        self.assertEqual((pred.errno, pred.decider, pred.atime),
+                         ("EACCES", model.DAC_SEARCH, True))
+
     def test_sticky_deletion(self):
         record = support.SCENARIOS["unlink-B"]
         config = config_for("v3", support.knobs("v3", "boot"))
