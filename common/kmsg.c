@@ -165,7 +165,6 @@ int run_log_tests(int ps, int own)
 	kmsg_drain(fd, &m);
 	close(fd);
 	emit("burst", s.label, "stickyburst", &m, done, ret, err, done == 100);
-	out_timing("log burst of 100", ms, done);
 	out_console("# log: single %d message(s); burst of %d took %.1f ms, %d message(s)\n",
 		    single_n, done, ms, m.n);
 	return errs;

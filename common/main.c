@@ -166,7 +166,6 @@ int main(int argc, char **argv)
 			if (only && strcmp(only, group_names[g]))
 				continue;
 			xfmt(name, sizeof name, "%s/%s", s->label, group_names[g]);
-			double tg = now_ms();
 			if (setting_ok && !fatal) {
 				fatal = run_cases(s, cases, ncases, g, &gr) < 0;
 			} else {
@@ -175,13 +174,11 @@ int main(int argc, char **argv)
 				gr.failed = 1; /* a setting that cannot be applied fails its groups */
 			}
 			count += gr.passed + gr.failed;
-			out_timing(name, now_ms() - tg, gr.passed + gr.failed);
 			group_line(name, gr.passed, gr.failed, gr.skipped);
 		}
 		double ms = now_ms() - t0;
 		xfmt(name, sizeof name, "setting %s", s->label);
 		out_timing(name, ms, count);
-		out_console("# setting %s: %d cases in %.0f ms\n", s->label, count, ms);
 		if (fatal) {
 			out_console("# identity could not be restored; stopping\n");
 			break;

@@ -98,16 +98,11 @@ void out_error(const char *id, const char *fmt, ...)
 		out_console("# (further errors only on the result channel)\n");
 }
 
+/* Durations go to the console only ("# timing WHAT: N ms, COUNT"): the result
+ * file must not hold them (docs/result-format.md). */
 void out_timing(const char *what, double ms, long count)
 {
-	static struct jb j;
-	jb_begin(&j);
-	jb_str(&j, "type", "timing");
-	jb_str(&j, "what", what);
-	jb_int(&j, "ms", (long)(ms + 0.5));
-	jb_int(&j, "count", count);
-	jb_end(&j);
-	out_json(&j);
+	out_console("# timing %s: %.0f ms, %ld\n", what, ms, count);
 }
 
 /* The result channel is a tty: make it raw (no output processing, no \r added). */
