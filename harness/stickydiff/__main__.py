@@ -4,4 +4,8 @@ import sys
 
 from .cli import main
 
-sys.exit(main())
+try:
+    sys.exit(main())
+except BrokenPipeError:         # e.g. piped into head
+    sys.stderr.close()
+    sys.exit(1)

@@ -92,6 +92,8 @@ def attribute(case_a, config_a, case_b, config_b, boot):
     outcome_causes, verdict_causes = [], []
     for label, config in steps(config_a, config_b, boot):
         current = predict(case_a, config)
+        if label == ARTIFACT:
+            label = _artifact_label(previous, current)
         _blame(previous, current, label, outcome_causes, verdict_causes)
         previous = current
     # The walk above used A's record; B's own record may carry another
@@ -99,6 +101,15 @@ def attribute(case_a, config_a, case_b, config_b, boot):
     _blame(previous, predict(case_b, config_b), CONTROL_DIFFERS,
            outcome_causes, verdict_causes)
     return outcome_causes, verdict_causes
+
+
+def _artifact_label(before, after):
+    """Name the artifact: "porting artifact (ELOOP before LSM hook)"."""
+    names = before.artifacts or after.artifacts
+    if not names:
+        return ARTIFACT
+    details = [n.split(": ", 1)[-1] for n in names]
+    return "%s (%s)" % (ARTIFACT, ", ".join(details))
 
 
 def _blame(before, after, label, outcome_causes, verdict_causes):

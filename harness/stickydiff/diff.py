@@ -61,20 +61,43 @@ class Row:
             pair.a, self.side("a"), pair.b, self.side("b"))
 
 
+def typicality(row):
+    """Sort key: the core case (B follows A's trailing link in a
+    root-owned 1777 dir with open O_RDONLY) first, then the id."""
+    params = row.params
+    return (params.get("dir_owner") != "root",
+            params.get("link_owner") != "A",
+            params.get("follower") != "B",
+            params.get("dir_mode") != "1777",
+            params.get("op") != "open_rdonly",
+            params.get("position") != "trailing",
+            params.get("target") != "file-root",
+            row.setting, row.case_id)
+
+
 @dataclass
 class Group:
     cause: str
     count: int = 0
-    rows: list = field(default_factory=list)
-    _shapes: set = field(default_factory=set)
+    members: list = field(default_factory=list)
 
     def add(self, row):
         self.count += 1
-        shape = (row.params.get("position"), row.params.get("op"),
-                 row.params.get("mount"), row.setting)
-        if len(self.rows) < ROWS_PER_GROUP and shape not in self._shapes:
-            self._shapes.add(shape)
-            self.rows.append(row)
+        self.members.append(row)
+
+    @property
+    def rows(self):
+        """A few representative rows, of different shapes."""
+        out, shapes = [], set()
+        for row in sorted(self.members, key=typicality):
+            shape = (row.params.get("position"), row.params.get("op"),
+                     row.params.get("mount"), row.setting)
+            if shape not in shapes:
+                shapes.add(shape)
+                out.append(row)
+            if len(out) == ROWS_PER_GROUP:
+                break
+        return out
 
 
 @dataclass
