@@ -18,7 +18,9 @@ td.other{background:#f7d58b}
 td.none{background:#ddd}
 td.bad{outline:3px solid #000;outline-offset:-3px}
 .grids{display:flex;flex-wrap:wrap;gap:1em}
-.grid{border:1px solid #ccc;padding:.3em .6em}
+.grid{border:1px solid #ccc;padding:.2em .4em}
+.grid h4{margin:.2em 0}
+.grid td,.grid th{font-size:75%;padding:.1em .3em}
 pre{background:#f6f6f6;padding:.6em;overflow-x:auto;font-size:85%}
 .ok{color:#176b12}.fail{color:#a31010}
 """
@@ -56,16 +58,17 @@ def _grid(flavor, grid):
         cells = [grid.cells.get((mode, f)) for f in cols]
         rows.append([mode] + [cell_text(c) for c in cells])
         classes.append(["", *(_cell_class(c) for c in cells)])
-    return (['<div class="grid"><h4>%s %s</h4><p>target %s</p>'
-             % (escape(flavor), escape(grid.setting), escape(grid.target))]
-            + _table(["dir mode \\ follower"] + cols, rows, classes)
-            + ["</div>"])
+    return (['<div class="grid"><h4>%s %s</h4>'
+             % (escape(flavor), escape(grid.setting))]
+            + _table(["mode"] + cols, rows, classes)
+            + ["<small>target %s</small></div>" % escape(grid.target or "-")])
 
 
 def _matrices(analysis):
     out = ["<h2>Core matrix</h2>",
            "<p>Trailing link, open O_RDONLY, link owner A in a root-owned"
-           " directory. Green allowed, red EACCES, amber other errno;"
+           " directory; rows: directory mode, columns: follower. Green"
+           " allowed, red EACCES, amber other errno;"
            " <code>+a</code> link atime touched; a black frame and"
            " <code>!</code> mark a cell the model does not explain.</p>"]
     for flavor, grids in analysis.matrices.items():
@@ -122,6 +125,7 @@ def render(analysis):
     problems = check_lines(analysis, 100)
     if problems:
         out.append("<pre>%s</pre>" % escape("\n".join(problems)))
+    out += _matrices(analysis)
     out.append("<h2>Pairwise diffs</h2>")
     for pair_diff in analysis.diffs:
         out += _pair(pair_diff)
@@ -132,7 +136,6 @@ def render(analysis):
         out.append("<h2>Interface</h2>")
         out += _table(header, [[r[h] for h in header]
                                for r in analysis.interface])
-    out += _matrices(analysis)
     out.append("<h2>Static diff: git range-diff v1 vs v3</h2>")
     if analysis.range_diff is None:
         out.append("<p>Skipped: %s.</p>" % escape(analysis.range_diff_note))

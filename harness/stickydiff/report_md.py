@@ -122,13 +122,13 @@ def render(analysis):
     lines = ["# Sticky symlinks: flavor differences", "",
              "Verdict: **%s**" % ("OK" if analysis.ok else "FAIL"), ""]
     lines += _checks(analysis)
+    lines += _matrices(analysis)
     lines += ["## Pairwise diffs", ""]
     for pair_diff in analysis.diffs:
         lines += _pair(pair_diff)
     for error in analysis.join_errors:
         lines += ["- join error: %s" % error.replace("\n", "; ")]
     lines += _interface(analysis)
-    lines += _matrices(analysis)
     lines += _range_diff(analysis)
     lines += ["## Causes", ""] + ["- " + l for l in cause_legend()]
     lines += ["", "## Model assumptions", ""]
