@@ -10,8 +10,6 @@ import os
 from .load import LoadError, load, result_path
 from .flavors import FLAVOR_ORDER
 
-SECTIONS = ("flavor", "facts", "settings", "sysctl", "log", "errors",
-            "status")
 SHOW_PER_FLAVOR = 25
 
 
@@ -54,9 +52,10 @@ def _short(value):
 def compare_files(expected, actual):
     """Change lines between two loaded ResultFiles."""
     changes = []
-    for section in SECTIONS:
-        for line in field_changes(expected.data.get(section),
-                                  actual.data.get(section)):
+    sections = sorted((set(expected.data) | set(actual.data)) - {"cases"})
+    for section in sections:
+        for line in field_changes(expected.data.get(section, {}),
+                                  actual.data.get(section, {})):
             changes.append("%s %s" % (section, line))
     for key in sorted(set(expected.cases) | set(actual.cases)):
         name = "case %s %s" % key

@@ -80,6 +80,12 @@ class RegressTest(unittest.TestCase):
         self.assertEqual(regress.compare(self.results, self.expected),
                          {"v3": ["status value: 0 -> 1"]})
 
+    def test_unknown_sections_compared_too(self):
+        regress.bless(self.results, self.expected)
+        self.edit("v3", lambda d: d.update(extra=[{"type": "bench"}]))
+        self.assertEqual(regress.compare(self.results, self.expected),
+                         {"v3": ["extra [0].type: (absent) -> bench"]})
+
     def test_missing_results_flavor(self):
         regress.bless(self.results, self.expected)
         os.remove(os.path.join(self.results, "base.json"))
