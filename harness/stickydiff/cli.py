@@ -36,7 +36,7 @@ def _no_results(analysis, out):
 
 
 def cmd_check(args, out):
-    analysis = analyse(args.results)
+    analysis = analyse(args.results, full=False)
     if _no_results(analysis, out):
         return 0
     print("model vs observation (%s):" % args.results, file=out)

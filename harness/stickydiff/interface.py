@@ -5,6 +5,7 @@ functions here return human-readable mismatch strings, never raise on
 odd records.
 """
 
+import json
 import re
 
 from .flavors import (FLAVORS, KNOB_NAMES, MAINLINE_BOOT,
@@ -177,7 +178,7 @@ def check_interface(result):
 
 
 def _accepted(record):
-    return sorted({w.get("input", "").strip()
+    return sorted({json.dumps(w.get("input", ""))
                    for w in record.get("writes") or []
                    if w.get("errno") == "0"})
 
