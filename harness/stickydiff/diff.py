@@ -3,7 +3,7 @@
 from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
-from . import causes, settings
+from . import causes, interface, settings
 from .check import describe_params, format_outcome
 from .flavors import FLAVORS
 from .model import ModelError, config_for, observed_outcome, outcomes_agree
@@ -12,6 +12,12 @@ from .model import predict
 ROWS_PER_GROUP = 4
 STATIC_FIELDS = ("path", "polarity", "boot_default", "doc", "kconfig",
                  "log_text")
+OBSERVED_FIELDS = ("knob", "present", "mode", "boot value (observed)",
+                   "accepted", "log text (observed)")
+
+
+def interface_cause(field_name):
+    return causes.LOG_TEXT if "log" in field_name else causes.INTERFACE
 
 
 @dataclass(frozen=True)
@@ -108,6 +114,7 @@ class PairDiff:
     differ: dict = field(default_factory=dict)    # cause -> Group
     same_outcome: dict = field(default_factory=dict)
     static: list = field(default_factory=list)    # [(field, a, b)]
+    observed: list = field(default_factory=list)  # [(field, a, b)]
     missing: Optional[str] = None
 
     @property
@@ -170,6 +177,13 @@ def static_differences(pair):
             if getattr(spec_a, name) != getattr(spec_b, name)]
 
 
+def observed_differences(file_a, file_b):
+    """Interface fields whose observed values differ between two files."""
+    row_a, row_b = interface.interface_rows({"a": file_a, "b": file_b})
+    return [(name, row_a[name], row_b[name]) for name in OBSERVED_FIELDS
+            if row_a[name] != row_b[name]]
+
+
 def _classify(out, label_a, label_b, cid, case_a, case_b, file_a, file_b):
     obs_a, obs_b = observed_outcome(case_a), observed_outcome(case_b)
     row = Row(label_a, cid, case_a["params"], obs_a, obs_b)
@@ -216,6 +230,7 @@ def diff_pair(pair, files):
         out.missing = "no results for %s" % " and ".join(absent)
         return out
     file_a, file_b = files[pair.a], files[pair.b]
+    out.observed = observed_differences(file_a, file_b)
     rows = join(pair, file_a, file_b)
     out.settings = _joined_settings(pair, file_a, file_b)
     for label_a, label_b, cid in rows:

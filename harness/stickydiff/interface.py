@@ -186,7 +186,8 @@ def _accepted(record):
 def interface_rows(files):
     """Rows of the interface table: one per flavor (static + observed)."""
     rows = []
-    for flavor, result in files.items():
+    for result in files.values():
+        flavor = result.flavor
         spec = FLAVORS[flavor]
         record = next((r for r in result.data.get("sysctl") or []
                        if r.get("knob") == spec.knob), {})

@@ -3,6 +3,7 @@
 from html import escape
 
 from .check import describe_params
+from .diff import interface_cause
 from .matrix import cell_text, followers
 from .report_md import ASSUMPTIONS
 from .summary import cause_legend, check_lines
@@ -100,9 +101,13 @@ def _pair(pair_diff):
             out += _table(("setting", "case", pair.a, pair.b),
                           [(r.setting, describe_params(r.params),
                             r.side("a"), r.side("b")) for r in group.rows])
-    if pair_diff.static:
-        out.append("<h4>Interface and log text (static)</h4>")
-        out += _table(("field", pair.a, pair.b), pair_diff.static)
+    for title, fields in (("static", pair_diff.static),
+                          ("observed", pair_diff.observed)):
+        if fields:
+            out.append("<h4>Interface and log text (%s)</h4>" % title)
+            out += _table(("field", "cause", pair.a, pair.b),
+                          [(f, interface_cause(f), a, b)
+                           for f, a, b in fields])
     return out
 
 

@@ -1,6 +1,7 @@
 """results/report.md from an Analysis."""
 
 from .check import describe_params
+from .diff import interface_cause
 from .matrix import cell_text, followers
 from .summary import cause_legend, check_lines
 
@@ -77,9 +78,13 @@ def _pair(pair_diff):
                 ("setting", "case", pair.a, pair.b),
                 [_row(pair, r) for r in group.rows])]
             lines.append("")
-    if pair_diff.static:
-        lines += ["", "**Interface and log text (static)**", ""]
-        lines += _table(("field", pair.a, pair.b), pair_diff.static)
+    for title, fields in (("static", pair_diff.static),
+                          ("observed", pair_diff.observed)):
+        if fields:
+            lines += ["", "**Interface and log text (%s)**" % title, ""]
+            lines += _table(("field", "cause", pair.a, pair.b),
+                            [(f, interface_cause(f), a, b)
+                             for f, a, b in fields])
     return lines + [""]
 
 

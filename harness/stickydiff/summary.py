@@ -1,6 +1,7 @@
 """The one-screen terminal summary and the readable check listing."""
 
 from .causes import CAUSE_NOTES
+from .diff import interface_cause
 
 
 def check_lines(analysis, limit=40):
@@ -49,6 +50,11 @@ def pair_lines(analysis):
         lines.append("  %s: %d/%d differ%s" % (
             title, pair_diff.differing, pair_diff.joined,
             " (" + groups + ")" if groups else ""))
+        fields = pair_diff.static + pair_diff.observed
+        kinds = sorted({interface_cause(f) for f, _, _ in fields})
+        if kinds:
+            lines.append("    also: %s (%d field(s), see report)"
+                         % (", ".join(kinds), len(fields)))
         same = ", ".join("%s %d" % (g.cause, g.count) for g in
                          sorted(pair_diff.same_outcome.values(),
                                 key=lambda g: (-g.count, g.cause)))

@@ -96,6 +96,16 @@ class DiffTest(unittest.TestCase):
                 pair_named("v3y vs v3")))), {"boot_default", "kconfig"})
 
 
+    def test_observed_interface_differences(self):
+        _, result = self.groups("v1 vs v1-nosec")
+        fields = {f: (a, b) for f, a, b in result.observed}
+        self.assertEqual(set(fields), {"log text (observed)"})
+        self.assertEqual(diff.interface_cause("log text (observed)"),
+                         causes.LOG_TEXT)
+        _, result = self.groups("v1 vs v3 at boot defaults")
+        self.assertIn("knob", {f for f, _, _ in result.observed})
+
+
 class StepsTest(unittest.TestCase):
 
     def test_steps_reach_target(self):
