@@ -88,7 +88,8 @@ def parse(path, text, flavor=None):
         raise LoadError("%s: top level is not a JSON object" % path)
     missing = [k for k in TOP_KEYS if k not in data]
     if missing:
-        raise LoadError("%s: missing top-level %s" % (path, ", ".join(missing)))
+        raise LoadError("%s: missing top-level %s"
+                        % (path, ", ".join(missing)))
     name = data["flavor"]
     if flavor is not None and name != flavor:
         raise LoadError("%s: file says flavor %r" % (path, name))
@@ -100,7 +101,8 @@ def parse(path, text, flavor=None):
         _check_case(path, case, index)
         key = (case["setting"], case["id"])
         if key in result.cases:
-            raise LoadError("%s: duplicate case %s %s" % (path, key[0], key[1]))
+            raise LoadError("%s: duplicate case %s %s"
+                            % (path, key[0], key[1]))
         if key[0] not in data["settings"] and key[0] != "boot":
             raise LoadError("%s: undeclared setting %r"
                             % (_case_where(path, case, index), key[0]))

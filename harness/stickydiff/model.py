@@ -16,7 +16,7 @@ decided it, the log message it implies and the porting artifacts that
 shaped it, so that the differ can explain why two flavors disagree.
 """
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
 from .flavors import (FLAVORS, MAINLINE_KNOB, STAGE_LSM_2010, STAGE_LSM_61,
@@ -254,10 +254,6 @@ def predict(case, config):
                          % (op,))
     return Prediction(case["control_ret"], case["control_errno"], walk.atime,
                       CONTROL, artifacts=tuple(walk.artifacts))
-
-
-def with_changes(config, **changes):
-    return replace(config, **changes)
 
 
 def observed_outcome(case):
