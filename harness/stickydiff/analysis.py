@@ -30,6 +30,12 @@ class Analysis:
         return sum(len(c.unexplained) for c in self.checks.values())
 
     @property
+    def verdict(self):
+        if not self.files and not self.load_errors:
+            return "NO RESULTS"
+        return "OK" if self.ok else "FAIL"
+
+    @property
     def ok(self):
         return (not self.load_errors and not self.join_errors
                 and all(c.ok for c in self.checks.values())

@@ -112,14 +112,14 @@ def _pair(pair_diff):
 
 
 def render(analysis):
-    verdict = "OK" if analysis.ok else "FAIL"
+    verdict = analysis.verdict
     out = ["<!DOCTYPE html>", '<html lang="en">', "<head>",
            '<meta charset="utf-8">',
            "<title>Sticky symlinks: flavor differences</title>",
            "<style>%s</style>" % CSS, "</head>", "<body>",
            "<h1>Sticky symlinks: flavor differences</h1>",
            '<p>Verdict: <b class="%s">%s</b></p>'
-           % (verdict.lower(), verdict),
+           % (verdict.split()[0].lower(), verdict),
            "<h2>Model vs observation</h2>"]
     out += _table(("flavor", "cases", "explained", "unexplained",
                    "artifacts"),

@@ -125,7 +125,7 @@ def _range_diff(analysis):
 
 def render(analysis):
     lines = ["# Sticky symlinks: flavor differences", "",
-             "Verdict: **%s**" % ("OK" if analysis.ok else "FAIL"), ""]
+             "Verdict: **%s**" % analysis.verdict, ""]
     lines += _checks(analysis)
     lines += _matrices(analysis)
     lines += ["## Pairwise diffs", ""]

@@ -75,9 +75,10 @@ def summary(analysis, paths=()):
     lines.append("static diff: %s" % analysis.range_diff_note)
     for path in paths:
         lines.append("report: %s" % path)
-    lines.append("verdict: %s" % ("OK" if analysis.ok else
-                                  "FAIL (%d unexplained case(s))"
-                                  % analysis.unexplained))
+    verdict = analysis.verdict
+    if verdict == "FAIL":
+        verdict += " (%d unexplained case(s))" % analysis.unexplained
+    lines.append("verdict: %s" % verdict)
     return "\n".join(lines)
 
 

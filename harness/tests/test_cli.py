@@ -31,6 +31,12 @@ class CliTest(unittest.TestCase):
         self.assertEqual(code, 0)
         self.assertIn("no result files", text)
 
+    def test_report_without_results_says_so(self):
+        code, text = run("report", "--results", self.results, "--out",
+                         self.out)
+        self.assertEqual(code, 0)
+        self.assertIn("verdict: NO RESULTS", text)
+
     def test_check_ok(self):
         support.write_results(self.results)
         code, text = run("check", "--results", self.results)
