@@ -1,11 +1,16 @@
 """The subcommands of sticky.py."""
 
+import argparse
+import json
 import os
 
 import flavors as flv
+import guest
 import kernels
+import qemu
+import results
 from lock import BuildLock
-from stages import Stages, log
+from stages import HarnessError, Stages, log
 
 
 def _flavors(args):
@@ -28,3 +33,138 @@ def add_all(sub):
     p = sub.add_parser('build', help='build kernels')
     p.add_argument('flavors', nargs='*')
     p.set_defaults(func=cmd_build)
+    add_boot_commands(sub)
+
+
+def _kernel(args, name):
+    img = os.path.join(args.build_dir, name, 'bzImage')
+    if not os.path.isfile(img):
+        raise HarnessError(f'{img} not found: build it with `make kernel '
+                           f'FLAVOR={name}`')
+    return img
+
+
+def boot(args, flavor, job, tag, timeout, echo=None, smp=1, icount=''):
+    b = qemu.Boot(kernel=_kernel(args, flavor.name),
+                  initrd=guest.initrd(args.build_dir), job=job,
+                  logdir=os.path.join(args.build_dir, 'logs',
+                                      f'{flavor.name}-{tag}'),
+                  timeout=timeout, smp=smp, kvm=getattr(args, 'kvm', False),
+                  icount=icount, echo=echo)
+    return qemu.run(b)
+
+
+def report_outcome(name, out):
+    log(f'{name}: {out.line()}')
+    if out.verdict not in ('passed', 'failed'):
+        print(f'--- console excerpt ({out.console}) ---\n{out.excerpt}\n---',
+              flush=True)
+
+
+def cmd_run(args):
+    flavor = _flavors(argparse.Namespace(flavors=[args.flavor],
+                                         flavors_file=args.flavors_file))[0]
+    job = args.job or ['/bin/sticky-suite']
+    with BuildLock(args.build_dir, wait=not args.no_wait):
+        out = boot(args, flavor, job, 'run', args.timeout,
+                   echo=print if args.console else None, smp=args.smp)
+    report_outcome(flavor.name, out)
+    if args.json:
+        print(json.dumps(out.__dict__, indent=1))
+    return 0 if out.verdict == 'passed' else 1
+
+
+def check_boot_knobs(flavor, facts):
+    """Returns a list of mismatches between facts and flavor.boot_knobs."""
+    bad = []
+    knobs = facts.get('knobs', {})
+    for knob, want in flavor.boot_knobs.items():
+        got = knobs.get(knob)
+        got_s = 'absent' if got is None else str(got)
+        if got_s != want:
+            bad.append(f'{knob}: expected {want}, read {got_s}')
+    return bad
+
+
+def cmd_smoke(args):
+    chosen = _flavors(args)
+    failed = 0
+    with BuildLock(args.build_dir, wait=not args.no_wait):
+        for f in chosen:
+            out = boot(args, f, ['/bin/busybox', 'true'], 'smoke',
+                       args.timeout)
+            report_outcome(f.name, out)
+            if out.verdict != 'passed':
+                failed += 1
+                continue
+            facts = results.parse_stream(out.results)[0]
+            bad = check_boot_knobs(f, facts)
+            shown = ' '.join(f'{k}={v}' for k, v in facts['knobs'].items())
+            if bad:
+                failed += 1
+                log(f'not ok {f.name}: ' + '; '.join(bad))
+            else:
+                log(f'ok {f.name}: {facts["uname"]} {shown}')
+    print(f'{len(chosen) - failed} passed, {failed} failed', flush=True)
+    return 1 if failed else 0
+
+
+def cmd_suite(args):
+    chosen = _flavors(args)
+    failed = 0
+    outdir = os.path.join(args.build_dir, 'results')
+    with BuildLock(args.build_dir, wait=not args.no_wait):
+        for f in chosen:
+            job = ['/bin/sticky-suite', *args.suite_args]
+            out = boot(args, f, job, 'suite', args.timeout,
+                       echo=_ktap_echo if not args.console else print)
+            report_outcome(f.name, out)
+            if out.verdict not in ('passed', 'failed'):
+                failed += 1
+                continue
+            obj = results.assemble(f.name, results.parse_stream(out.results),
+                                   out.status)
+            results.write_json(obj, os.path.join(outdir, f'{f.name}.json'))
+            results.write_json({'seconds': round(out.seconds, 2)},
+                               os.path.join(outdir, f'{f.name}.timing.json'))
+            log(f'{f.name}: {len(obj["cases"])} cases, '
+                f'{len(obj["errors"])} self-check errors -> '
+                f'{outdir}/{f.name}.json')
+            if out.verdict != 'passed' or obj['errors']:
+                failed += 1
+    print(f'{len(chosen) - failed} passed, {failed} failed', flush=True)
+    return 1 if failed else 0
+
+
+def _ktap_echo(line):
+    if line.startswith(('KTAP', 'ok ', 'not ok ', '1..', '# ')) or \
+            line.endswith('skipped'):
+        print(line, flush=True)
+
+
+def _add_boot_opts(p, timeout):
+    p.add_argument('--timeout', type=float, default=timeout,
+                   help=f'hard limit per boot in seconds (default {timeout})')
+    p.add_argument('--kvm', action='store_true',
+                   help='use KVM (after a probe boot); TCG otherwise')
+    p.add_argument('--console', action='store_true',
+                   help='echo the whole guest console')
+
+
+def add_boot_commands(sub):
+    p = sub.add_parser('run', help='boot a flavor and run a job in it')
+    p.add_argument('flavor')
+    p.add_argument('job', nargs=argparse.REMAINDER)
+    p.add_argument('--smp', type=int, default=1)
+    p.add_argument('--json', action='store_true')
+    _add_boot_opts(p, 60)
+    p.set_defaults(func=cmd_run)
+    p = sub.add_parser('smoke', help='boot each flavor, check boot knobs')
+    p.add_argument('flavors', nargs='*')
+    _add_boot_opts(p, 30)
+    p.set_defaults(func=cmd_smoke)
+    p = sub.add_parser('suite', help='run the shared suite in each flavor')
+    p.add_argument('flavors', nargs='*')
+    p.add_argument('--suite-args', nargs='*', default=[])
+    _add_boot_opts(p, 120)
+    p.set_defaults(func=cmd_suite)

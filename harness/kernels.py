@@ -8,7 +8,7 @@ from stages import log
 
 
 def build_flavor(flavor, build, top, stages):
-    src = tree.source_for(build, flavor, top, stages)
+    src = tree.worktree(build, flavor, top, stages)
     fdir = os.path.join(build, flavor.name)
     obj = os.path.join(fdir, 'obj')
     with stages.stage('configure', f'Configuring {flavor.name}'):

@@ -1,7 +1,10 @@
-"""The pristine linux-source-6.1 tree and one patched git worktree per series.
+"""The pristine linux-source-6.1 tree and one patched git worktree per flavor.
 
-build/src/pristine is the tarball's tree committed once on branch `pristine`.
-build/src/<series> is a worktree of it with the series applied by `git am`.
+build/pristine is the tarball's tree committed once on branch `pristine`.
+build/<flavor>/src is a worktree of it with the flavor's series applied by
+`git am`. Every flavor has its own tree at the same place relative to its
+objects (build/<flavor>/obj), so ccache (CCACHE_BASEDIR=build/) sees the
+same relative paths in every flavor and shares their objects.
 Re-applying a changed series resets the worktree to pristine and runs
 `git am` again: only the files the patches touch get new mtimes, so make
 rebuilds only what they affect.
@@ -55,13 +58,13 @@ def check_tarball(tarball=TARBALL):
 
 def pristine(build, stages, tarball=TARBALL):
     """Extracts and commits the pristine tree once; returns its path."""
-    src = os.path.join(build, 'src', 'pristine')
+    src = os.path.join(build, 'pristine')
     if os.path.isdir(os.path.join(src, '.git')) and \
             git(src, 'rev-parse', '--verify', '-q', 'pristine',
                 check=False).returncode == 0:
         return src
     check_tarball(tarball)
-    tmp = os.path.join(build, 'src', 'extract.tmp')
+    tmp = os.path.join(build, 'extract.tmp')
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
     with stages.stage('extract', f'Extracting {tarball}'):
@@ -111,28 +114,32 @@ def _am_failure(out, patches):
     return which, where
 
 
-def worktree(build, series, top, stages):
-    """Returns build/src/<series>, patched with the current series."""
+def worktree(build, flavor, top, stages):
+    """Returns build/<flavor>/src, patched with the flavor's current series
+    (none for a flavor without one)."""
     src = pristine(build, stages)
-    patches = series_patches(series, top)
+    patches = series_patches(flavor.series, top) if flavor.series else []
     digest = series_digest(patches)
-    wt = os.path.join(build, 'src', series)
+    wt = os.path.join(build, flavor.name, 'src')
     stamp = wt + '.applied'
+    series = flavor.series or 'no series'
     if os.path.isdir(wt) and os.path.isfile(stamp):
         with open(stamp, encoding='utf-8') as f:
             if f.read().strip() == digest:
                 return wt
-    with stages.stage('patch', f'Applying {series}/series '
+    with stages.stage('patch', f'Applying {series} '
                       f'({len(patches)} patches) to {wt}'):
         if os.path.exists(stamp):
             os.unlink(stamp)
         if not os.path.isdir(wt):
+            os.makedirs(os.path.dirname(wt), exist_ok=True)
             git(src, 'worktree', 'prune')
             git(src, 'worktree', 'add', '-q', '-f', '--detach', wt, 'pristine')
         git(wt, 'am', '--abort', check=False)
         git(wt, 'reset', '-q', '--hard', 'pristine')
-        res = git(wt, 'am', '-q', '--whitespace=nowarn', *patches, check=False)
-        if res.returncode:
+        res = git(wt, 'am', '-q', '--whitespace=nowarn', *patches,
+                  check=False) if patches else None
+        if res and res.returncode:
             out = res.stdout + res.stderr
             git(wt, 'am', '--abort', check=False)
             git(wt, 'reset', '-q', '--hard', 'pristine')
@@ -145,9 +152,3 @@ def worktree(build, series, top, stages):
         with open(stamp, 'w', encoding='utf-8') as f:
             f.write(digest + '\n')
     return wt
-
-
-def source_for(build, flavor, top, stages):
-    if not flavor.series:
-        return pristine(build, stages)
-    return worktree(build, flavor.series, top, stages)

@@ -1,0 +1,43 @@
+"""Builds /init and the initramfs that every boot uses."""
+
+import os
+import subprocess
+
+import initramfs
+from flavors import HARNESS
+from stages import HarnessError
+
+INIT_SRC = os.path.join(HARNESS, 'guest', 'init.c')
+CFLAGS = ['-static', '-O2', '-Wall', '-Wextra', '-Werror']
+
+
+def build_init(build):
+    out = os.path.join(build, 'init', 'init')
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    if os.path.isfile(out) and \
+            os.path.getmtime(out) >= os.path.getmtime(INIT_SRC):
+        return out
+    res = subprocess.run(['gcc', *CFLAGS, '-o', out, INIT_SRC],
+                         capture_output=True, text=True)
+    if res.returncode:
+        raise HarnessError(f'building {INIT_SRC} failed:\n{res.stderr}')
+    return out
+
+
+def guest_programs(build):
+    """Every executable in build/guest/, installed as /bin/<name>."""
+    d = os.path.join(build, 'guest')
+    progs = {}
+    if os.path.isdir(d):
+        for name in sorted(os.listdir(d)):
+            p = os.path.join(d, name)
+            if os.path.isfile(p) and os.access(p, os.X_OK):
+                progs[f'/bin/{name}'] = p
+    return progs
+
+
+def initrd(build, extra=None):
+    progs = guest_programs(build)
+    progs.update(extra or {})
+    return initramfs.build(build_init(build), progs,
+                           os.path.join(build, 'initramfs.cpio.gz'))

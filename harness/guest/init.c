@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /init of every test guest: set up the file systems, report the facts of
+ * this kernel on the result channel, run the job given after "--" on the
+ * kernel command line, and end the machine with the job's exit status
+ * through isa-debug-exit. See docs/result-format.md.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/io.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#define RESULT_FD	3
+#define DEBUG_EXIT_PORT	0xf4
+
+static const char *const knobs[][2] = {
+	{ "protected_symlinks", "/proc/sys/fs/protected_symlinks" },
+	{ "protected_hardlinks", "/proc/sys/fs/protected_hardlinks" },
+	{ "weak_sticky_symlinks", "/proc/sys/fs/weak-sticky-symlinks" },
+	{ "protected_sticky_symlinks", "/proc/sys/fs/protected-sticky-symlinks" },
+};
+
+static void say(const char *msg)
+{
+	fprintf(stderr, "sticky-init: %s\n", msg);
+}
+
+static void must_mount(const char *src, const char *dir, const char *type,
+		       unsigned long flags, const char *opts)
+{
+	mkdir(dir, 0755);
+	if (mount(src, dir, type, flags, opts) && errno != EBUSY) {
+		fprintf(stderr, "sticky-init: mount %s on %s: %s\n", type, dir,
+			strerror(errno));
+	}
+}
+
+/* Reads a small integer sysctl; returns 0 and sets *val, or -1 if absent. */
+static int read_knob(const char *path, long *val)
+{
+	char buf[32];
+	ssize_t n;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	*val = strtol(buf, NULL, 10);
+	return 0;
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void write_facts(FILE *res)
+{
+	struct utsname u;
+	char cmdline[1024] = "";
+	size_t i;
+	int fd = open("/proc/cmdline", O_RDONLY);
+
+	if (fd >= 0) {
+		ssize_t n = read(fd, cmdline, sizeof(cmdline) - 1);
+
+		cmdline[n > 0 ? n : 0] = '\0';
+		cmdline[strcspn(cmdline, "\n")] = '\0';
+		close(fd);
+	}
+	uname(&u);
+	fputs("{\"type\":\"facts\",\"uname\":", res);
+	json_string(res, u.release);
+	fputs(",\"version\":", res);
+	json_string(res, u.version);
+	fputs(",\"cmdline\":", res);
+	json_string(res, cmdline);
+	fputs(",\"knobs\":{", res);
+	for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
+		long v;
+
+		fprintf(res, "%s\"%s\":", i ? "," : "", knobs[i][0]);
+		if (read_knob(knobs[i][1], &v))
+			fputs("null", res);
+		else
+			fprintf(res, "%ld", v);
+	}
+	fputs("}}\n", res);
+	fflush(res);
+}
+
+static int run_job(char **argv, int resfd)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		say("fork failed");
+		return 125;
+	}
+	if (pid == 0) {
+		if (resfd != RESULT_FD) {
+			dup2(resfd, RESULT_FD);
+			close(resfd);
+		}
+		setenv("STICKY_RESULT_FD", "3", 1);
+		setenv("PATH", "/bin:/sbin", 1);
+		execv(argv[0], argv);
+		fprintf(stderr, "sticky-init: exec %s: %s\n", argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	/* As pid 1 we also reap orphans until the job itself ends. */
+	for (;;) {
+		pid_t got = wait(&status);
+
+		if (got == pid)
+			break;
+		if (got < 0 && errno != EINTR)
+			return 125;
+	}
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + WTERMSIG(status);
+}
+
+static void end_machine(int status)
+{
+	sync();
+	if (ioperm(DEBUG_EXIT_PORT, 4, 1) == 0)
+		outb(status > 127 ? 127 : status, DEBUG_EXIT_PORT);
+	say("isa-debug-exit did not end the machine; rebooting");
+	reboot(RB_AUTOBOOT);
+	for (;;)
+		pause();
+}
+
+int main(int argc, char **argv)
+{
+	static char *default_job[] = { "/bin/sticky-suite", NULL };
+	char **job = default_job;
+	int resfd, status, i;
+	FILE *res;
+
+	must_mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
+	must_mount("proc", "/proc", "proc", 0, NULL);
+	must_mount("sysfs", "/sys", "sysfs", 0, NULL);
+	must_mount("tmpfs", "/tmp", "tmpfs", MS_STRICTATIME, "mode=1777");
+
+	/* The kernel hands init the words after "--" as its arguments. */
+	for (i = 1; i < argc; i++) {
+		if (argv[i][0] == '/') {
+			job = &argv[i];
+			break;
+		}
+	}
+
+	resfd = open("/dev/ttyS1", O_WRONLY | O_NOCTTY);
+	if (resfd < 0) {
+		say("cannot open /dev/ttyS1, the result channel");
+		end_machine(126);
+	}
+	/* Raw: no \n -> \r\n translation on the machine-readable channel. */
+	{
+		struct termios t;
+
+		if (tcgetattr(resfd, &t) == 0) {
+			cfmakeraw(&t);
+			cfsetospeed(&t, B115200);
+			tcsetattr(resfd, TCSANOW, &t);
+		}
+	}
+	res = fdopen(dup(resfd), "w");
+	write_facts(res);
+
+	status = run_job(job, resfd);
+
+	fprintf(res, "{\"type\":\"end\",\"status\":%d}\n", status);
+	fflush(res);
+	tcdrain(fileno(res));
+	end_machine(status);
+	return 0;
+}

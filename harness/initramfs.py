@@ -1,0 +1,87 @@
+"""Writes the guest initramfs (cpio newc, gzip) without external tools.
+
+Contents: /init (harness/guest/init.c), /bin/busybox and its /bin/sh link,
+every program in build/guest/, and a /dev/console node for early output.
+"""
+
+import gzip
+import io
+import os
+import stat
+
+from stages import HarnessError
+
+BUSYBOX = '/bin/busybox'
+
+
+def _header(ino, mode, size, name, rdev=(0, 0), mtime=0):
+    fields = [ino, mode, 0, 0, 1, mtime, size, 0, 0, rdev[0], rdev[1],
+              len(name) + 1, 0]
+    return ('070701' + ''.join(f'{x:08x}' for x in fields)).encode()
+
+
+class Cpio:
+    def __init__(self):
+        self.buf = io.BytesIO()
+        self.ino = 1
+
+    def _entry(self, name, mode, data=b'', rdev=(0, 0)):
+        hdr = _header(self.ino, mode, len(data), name, rdev)
+        self.ino += 1
+        out = hdr + name.encode() + b'\0'
+        out += b'\0' * (-len(out) % 4)
+        out += data + b'\0' * (-len(data) % 4)
+        self.buf.write(out)
+
+    def dir(self, name, perm=0o755):
+        self._entry(name, stat.S_IFDIR | perm)
+
+    def file(self, name, data, perm=0o755):
+        self._entry(name, stat.S_IFREG | perm, data)
+
+    def symlink(self, name, target):
+        self._entry(name, stat.S_IFLNK | 0o777, target.encode())
+
+    def chardev(self, name, major, minor, perm=0o600):
+        self._entry(name, stat.S_IFCHR | perm, rdev=(major, minor))
+
+    def finish(self):
+        self._entry('TRAILER!!!', 0)
+        return self.buf.getvalue()
+
+
+def _static_check(path):
+    with open(path, 'rb') as f:
+        data = f.read()
+    if not data.startswith(b'\x7fELF'):
+        raise HarnessError(f'{path} is not an ELF program')
+    if b'/lib64/ld-linux' in data[:4096]:
+        raise HarnessError(f'{path} is dynamically linked; guest programs '
+                           f'must be built with -static')
+    return data
+
+
+def build(init, programs, out, busybox=BUSYBOX):
+    """programs: {guest path: host path}. Writes out only if it changed."""
+    if not os.path.isfile(busybox):
+        raise HarnessError(f'{busybox} not found: install it with '
+                           f'`apt-get install busybox-static` (or `make deps`)')
+    c = Cpio()
+    for d in ('bin', 'sbin', 'dev', 'proc', 'sys', 'tmp', 'etc', 'mnt'):
+        c.dir(d)
+    c.chardev('dev/console', 5, 1)
+    c.file('init', _static_check(init))
+    c.file('bin/busybox', _static_check(busybox))
+    c.symlink('bin/sh', 'busybox')
+    for guest, host in sorted(programs.items()):
+        c.file(guest.lstrip('/'), _static_check(host))
+    data = gzip.compress(c.finish(), compresslevel=6, mtime=0)
+    if os.path.isfile(out):
+        with open(out, 'rb') as f:
+            if f.read() == data:
+                return out
+    tmp = out + '.tmp'
+    with open(tmp, 'wb') as f:
+        f.write(data)
+    os.replace(tmp, out)
+    return out

@@ -1,0 +1,223 @@
+"""Boots one kernel under QEMU and returns a classified verdict.
+
+The console (ttyS0) is read live from QEMU's stdout and saved; the result
+channel (ttyS1) goes to a file; the job's exit status comes back as QEMU's
+exit status through isa-debug-exit: (status << 1) | 1. Every boot has a
+hard timeout, and QEMU never outlives the call, Ctrl-C included.
+"""
+
+import os
+import re
+import selectors
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+
+from stages import HarnessError
+
+QEMU = 'qemu-system-x86_64'
+QBOOT = '/usr/share/qemu/qboot.rom'
+
+# Console lines that mean the kernel itself went wrong, whatever the job said.
+SPLATS = [
+    ('panic', re.compile(r'Kernel panic - not syncing')),
+    ('oops', re.compile(r'\bOops\b|general protection fault')),
+    ('bug', re.compile(r'\bBUG: |kernel BUG at')),
+    ('warning', re.compile(r'WARNING: (CPU|at) ')),
+    ('lockdep', re.compile(r'possible (recursive|circular) locking|'
+                           r'inconsistent lock state|'
+                           r'suspicious RCU usage|INFO: lockdep')),
+    ('sleep-in-atomic', re.compile(r'sleeping function called from invalid '
+                                   r'context|scheduling while atomic')),
+    ('rcu-stall', re.compile(r'rcu: INFO: .*detected stalls|'
+                             r'self-detected stall')),
+    ('hung-task', re.compile(r'blocked for more than \d+ seconds')),
+]
+
+VERDICTS = ('passed', 'failed', 'panic', 'splat', 'hang', 'qemu-failed',
+            'no-verdict')
+
+
+@dataclass
+class Boot:
+    kernel: str
+    initrd: str
+    job: list
+    logdir: str
+    timeout: float = 60.0
+    smp: int = 1
+    memory: str = '256M'
+    kvm: bool = False
+    icount: str = ''
+    append: str = ''
+    echo: object = None          # callable(line) for live console lines
+
+
+@dataclass
+class Outcome:
+    verdict: str
+    status: int = None           # the job's exit status, when known
+    qemu_rc: int = None
+    seconds: float = 0.0
+    console: str = ''
+    results: str = ''
+    splats: list = field(default_factory=list)
+    excerpt: str = ''
+    reason: str = ''
+
+    def line(self):
+        where = f'console: {self.console}'
+        why = f' ({self.reason})' if self.reason else ''
+        return f'{self.verdict}{why} in {self.seconds:.1f}s; {where}'
+
+
+def qemu_argv(b, console_pipe=True):
+    if not shutil.which(QEMU):
+        raise HarnessError(f'{QEMU} not found: install it with `apt-get '
+                           f'install --no-install-recommends qemu-system-x86`'
+                           f' (or `make deps`)')
+    for path, what in ((b.kernel, 'kernel image'), (b.initrd, 'initramfs')):
+        if not os.path.isfile(path):
+            raise HarnessError(f'{what} {path} not found: build it first '
+                               f'(`make kernels`)')
+    results = os.path.join(b.logdir, 'results.jsonl')
+    append = ('console=ttyS0 panic=-1 loglevel=7 printk.devkmsg=on '
+              f'{b.append} -- {" ".join(b.job)}').strip()
+    argv = [QEMU, '-M', 'pc', '-m', b.memory, '-smp', str(b.smp),
+            '-nodefaults', '-display', 'none', '-no-reboot',
+            '-serial', 'stdio' if console_pipe else 'null',
+            '-serial', f'file:{results}',
+            '-device', 'isa-debug-exit,iobase=0xf4,iosize=0x04',
+            '-kernel', b.kernel, '-initrd', b.initrd, '-append', append]
+    if os.path.isfile(QBOOT):
+        argv[3:3] = ['-bios', QBOOT]
+    if b.kvm:
+        argv += ['-accel', 'kvm']
+    else:
+        argv += ['-accel', 'tcg']
+    if b.icount:
+        argv += ['-icount', b.icount]
+    return argv
+
+
+def _kill(proc):
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    proc.wait()
+
+
+def classify(console_text, qemu_rc, timed_out, started):
+    """Turns what a boot left behind into (verdict, status, splats)."""
+    splats = sorted({name for name, rx in SPLATS
+                     if rx.search(console_text)})
+    status = None
+    if qemu_rc is not None and qemu_rc > 0 and qemu_rc & 1:
+        status = qemu_rc >> 1
+    if not started:
+        return 'qemu-failed', status, splats
+    if 'panic' in splats:
+        return 'panic', status, splats
+    if timed_out:
+        return 'hang', status, splats
+    if splats:
+        return 'splat', status, splats
+    if status is None:
+        return 'no-verdict', status, splats
+    return ('passed' if status == 0 else 'failed'), status, splats
+
+
+def excerpt(text, splats, lines=25):
+    rows = text.splitlines()
+    for name, rx in SPLATS:
+        if name in splats:
+            for i, row in enumerate(rows):
+                if rx.search(row):
+                    return '\n'.join(rows[max(0, i - 5):i + lines])
+    return '\n'.join(rows[-lines:])
+
+
+def run(b):
+    os.makedirs(b.logdir, exist_ok=True)
+    console = os.path.join(b.logdir, 'console.log')
+    results = os.path.join(b.logdir, 'results.jsonl')
+    for path in (console, results):
+        if os.path.exists(path):
+            os.unlink(path)
+    argv = qemu_argv(b)
+    with open(os.path.join(b.logdir, 'qemu.cmd'), 'w',
+              encoding='utf-8') as f:
+        f.write(' '.join(argv) + '\n')
+    t0 = time.monotonic()
+    timed_out = False
+    err = b''
+    try:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE,
+                                start_new_session=True)
+    except OSError as e:
+        return Outcome('qemu-failed', console=console, results=results,
+                       reason=str(e))
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    sel.register(proc.stderr, selectors.EVENT_READ)
+    pending = b''
+    open_streams = 2
+    try:
+        with open(console, 'wb') as out:
+            while open_streams:
+                left = b.timeout - (time.monotonic() - t0)
+                if left <= 0:
+                    timed_out = True
+                    break
+                for key, _ in sel.select(timeout=min(left, 0.5)):
+                    chunk = os.read(key.fileobj.fileno(), 65536)
+                    if not chunk:
+                        sel.unregister(key.fileobj)
+                        open_streams -= 1
+                        continue
+                    if key.fileobj is proc.stderr:
+                        err += chunk
+                        continue
+                    out.write(chunk)
+                    out.flush()
+                    if b.echo:
+                        pending += chunk
+                        *done, pending = pending.split(b'\n')
+                        for row in done:
+                            b.echo(row.decode(errors='replace').rstrip('\r'))
+    finally:
+        if proc.poll() is None and not timed_out:
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+        _kill(proc)
+        sel.close()
+    seconds = time.monotonic() - t0
+    with open(console, encoding='utf-8', errors='replace') as f:
+        text = f.read()
+    # QEMU's own errors exit with 1, which isa-debug-exit also yields for
+    # status 0: a real boot always prints something on the console.
+    started = bool(text)
+    verdict, status, splats = classify(text, None if timed_out else
+                                       proc.returncode, timed_out, started)
+    reason = ''
+    if verdict == 'qemu-failed':
+        reason = err.decode(errors='replace').strip() or \
+            f'QEMU exited with {proc.returncode} before any console output'
+    elif verdict == 'hang':
+        reason = f'no end within the {b.timeout:.0f}s timeout'
+    elif verdict == 'no-verdict':
+        reason = (f'QEMU exited with {proc.returncode} without an '
+                  f'isa-debug-exit status')
+    elif splats:
+        reason = ', '.join(splats)
+    return Outcome(verdict, status, None if timed_out else proc.returncode,
+                   seconds, console, results, splats,
+                   excerpt(text, splats), reason)

@@ -1,0 +1,87 @@
+"""Reads the guest's result channel and writes build/results/<flavor>.json."""
+
+import json
+import os
+
+from stages import HarnessError
+
+KNOWN_TYPES = {'facts', 'setting', 'case', 'sysctl', 'log', 'group', 'error',
+               'end', 'attack', 'bench', 'stress', 'namespace'}
+
+
+def parse_stream(path):
+    """Returns the records of a complete stream or raises naming the fault."""
+    if not os.path.isfile(path):
+        raise HarnessError(f'result stream {path} is missing: the guest '
+                           f'never wrote to its result channel')
+    records = []
+    with open(path, 'rb') as f:
+        raw = f.read()
+    text = raw.decode('utf-8', errors='replace').replace('\r', '')
+    lines = text.split('\n')
+    if lines and lines[-1] == '':
+        lines.pop()
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError as e:
+            raise HarnessError(f'garbled result stream {path}, line {n}: '
+                               f'{e}: {line[:120]!r}') from None
+        if not isinstance(rec, dict) or rec.get('type') not in KNOWN_TYPES:
+            raise HarnessError(f'garbled result stream {path}, line {n}: '
+                               f'not a known record: {line[:120]!r}')
+        records.append(rec)
+    if not records or records[0]['type'] != 'facts':
+        raise HarnessError(f'truncated result stream {path}: no facts '
+                           f'record at its start')
+    if records[-1]['type'] != 'end':
+        raise HarnessError(f'truncated result stream {path}: '
+                           f'{len(records)} records and no end record (the '
+                           f'guest stopped before its job finished)')
+    return records
+
+
+def assemble(flavor, records, status):
+    """Builds the host-side JSON object (no timestamps: see the contract)."""
+    end = records[-1]
+    if status is not None and end.get('status') != status:
+        raise HarnessError(f'result stream says status {end.get("status")} '
+                           f'but the machine exited with {status}')
+    out = {'flavor': flavor, 'facts': records[0], 'settings': {},
+           'cases': [], 'sysctl': [], 'log': [], 'groups': [],
+           'errors': [], 'extra': [], 'status': end.get('status')}
+    seen = set()
+    for rec in records[1:-1]:
+        kind = rec.pop('type')
+        if kind == 'setting':
+            out['settings'][rec['setting']] = rec['knobs']
+        elif kind == 'case':
+            key = (rec.get('setting'), rec.get('id'))
+            if key in seen:
+                raise HarnessError(f'case {key[1]} appears twice in setting '
+                                   f'{key[0]}')
+            seen.add(key)
+            out['cases'].append(rec)
+        elif kind in ('sysctl', 'log', 'errors'):
+            out[kind].append(rec)
+        elif kind == 'group':
+            out['groups'].append(rec)
+        elif kind == 'error':
+            out['errors'].append(rec)
+        else:
+            rec['type'] = kind
+            out['extra'].append(rec)
+    del out['facts']['type']
+    out['cases'].sort(key=lambda c: (c.get('setting', ''), c.get('id', '')))
+    return out
+
+
+def write_json(obj, path):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = path + '.tmp'
+    with open(tmp, 'w', encoding='utf-8') as f:
+        json.dump(obj, f, indent=1, sort_keys=True)
+        f.write('\n')
+    os.replace(tmp, path)
