@@ -149,7 +149,7 @@ int main(int argc, char **argv)
 		char name[64];
 		int setting_ok, fatal = 0, count = 0;
 		double t0 = now_ms();
-		if (only_setting && strcmp(only_setting, s->label))
+		if ((only_setting && strcmp(only_setting, s->label)) || !ngroups)
 			continue;
 		setting_ok = apply_setting(s, why, sizeof why) == 0;
 		if (!setting_ok)
