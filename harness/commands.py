@@ -7,8 +7,11 @@ import os
 import flavors as flv
 import guest
 import kernels
+import posted
 import qemu
 import results
+import seriescheck
+import tree
 from lock import BuildLock
 from stages import HarnessError, Stages, log
 
@@ -34,6 +37,7 @@ def add_all(sub):
     p.add_argument('flavors', nargs='*')
     p.set_defaults(func=cmd_build)
     add_boot_commands(sub)
+    add_check_commands(sub)
 
 
 def _kernel(args, name):
@@ -168,3 +172,31 @@ def add_boot_commands(sub):
     p.add_argument('--suite-args', nargs='*', default=[])
     _add_boot_opts(p, 120)
     p.set_defaults(func=cmd_suite)
+
+
+def cmd_posted(args):
+    stages = Stages()
+    v3 = flv.pick(['v3'], args.flavors_file or flv.INI)[0]
+    with BuildLock(args.build_dir, wait=not args.no_wait):
+        ok = posted.run(args.build_dir, args.top, v3, stages)
+    log(stages.summary())
+    print(f'{int(ok)} passed, {int(not ok)} failed', flush=True)
+    return 0 if ok else 1
+
+
+def add_check_commands(sub):
+    p = sub.add_parser('posted-check',
+                       help='v3 patch 1 alone must fail to build with =n')
+    p.set_defaults(func=cmd_posted)
+    p = sub.add_parser('checkpatch',
+                       help='checkpatch.pl --strict on every series')
+    p.set_defaults(func=cmd_checkpatch)
+
+
+def cmd_checkpatch(args):
+    src = os.path.join(args.build_dir, 'pristine')
+    if not os.path.isfile(os.path.join(src, 'Makefile')):
+        with BuildLock(args.build_dir, wait=not args.no_wait):
+            src = tree.pristine(args.build_dir, Stages())
+    ok = seriescheck.run(args.top, src)
+    return 0 if ok else 1

@@ -79,3 +79,7 @@ def series_patches(series, top=TOP):
     if not patches:
         raise HarnessError(f'{listing} lists no patches')
     return patches
+
+
+if __name__ == '__main__':
+    print(' '.join(load()))

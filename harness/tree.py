@@ -114,11 +114,12 @@ def _am_failure(out, patches):
     return which, where
 
 
-def worktree(build, flavor, top, stages):
+def worktree(build, flavor, top, stages, first=None):
     """Returns build/<flavor>/src, patched with the flavor's current series
-    (none for a flavor without one)."""
+    (none for a flavor without one; only its `first` patches if given)."""
     src = pristine(build, stages)
     patches = series_patches(flavor.series, top) if flavor.series else []
+    patches = patches[:first] if first else patches
     digest = series_digest(patches)
     wt = os.path.join(build, flavor.name, 'src')
     stamp = wt + '.applied'

@@ -1,0 +1,60 @@
+# sticky-symlinks: v1 and v3 of the 2010 sticky-symlink patch, ported to
+# Debian's linux-source-6.1, built, booted in QEMU and diffed.
+#
+#   make                 deps, kernels, the suite in every flavor, the report
+#   make check           the tests (called by .ci/run)
+#   make kernels         build all flavors; make kernel FLAVOR=v1 for one
+#   make suite           run the suite in every flavor (FLAVOR=v3 for one)
+#   make bench           the benchmarks
+#   make bless           accept the current results as results/expected
+#
+# Everything built goes to build/ (gitignored).
+
+PYTHON ?= python3
+STICKY = $(PYTHON) harness/sticky.py
+FLAVOR ?=
+
+.PHONY: all deps kernels kernel guest smoke suite posted-check unit check \
+	bench clean
+
+all: deps kernels guest
+	$(STICKY) suite $(FLAVOR)
+	$(MAKE) --no-print-directory report
+
+deps:
+	@sh harness/deps.sh
+
+kernels: deps
+	$(STICKY) build
+
+kernel: deps
+	@test -n "$(FLAVOR)" || { echo "usage: make kernel FLAVOR=<name>;" \
+		"flavors: $$($(PYTHON) harness/flavors.py)"; exit 2; }
+	$(STICKY) build $(FLAVOR)
+
+guest:
+	@$(MAKE) --no-print-directory -C common
+
+smoke: kernels guest
+	$(STICKY) smoke $(FLAVOR)
+
+suite: kernels guest
+	$(STICKY) suite $(FLAVOR)
+
+posted-check: deps
+	$(STICKY) posted-check
+
+unit: guest
+	@$(MAKE) --no-print-directory -C common test
+	$(PYTHON) -m unittest discover -s harness/tests
+
+check: deps
+	@bash harness/check.sh
+
+bench: kernels guest
+	$(STICKY) bench
+
+clean:
+	rm -rf build/results build/logs build/initramfs.cpio.gz
+
+include harness/diff.mk

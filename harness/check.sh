@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# make check: every step runs even when an earlier one failed, and the
+# last line counts the steps: "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+pass=0
+fail=0
+failed=()
+
+step() {
+	local name=$1
+	shift
+	echo "=== $name: $*"
+	local t0=$SECONDS
+	if "$@"; then
+		pass=$((pass + 1))
+		echo "=== ok $name ($((SECONDS - t0))s)"
+	else
+		fail=$((fail + 1))
+		failed+=("$name")
+		echo "=== not ok $name ($((SECONDS - t0))s)"
+	fi
+}
+
+step series-checkpatch $PY harness/sticky.py checkpatch
+step unit-c make --no-print-directory -C common test
+step unit-python $PY -m unittest discover -s harness/tests
+step kernels $PY harness/sticky.py build
+step guest make --no-print-directory -C common
+step v3-posted-build $PY harness/sticky.py posted-check
+step smoke $PY harness/sticky.py smoke
+step suite $PY harness/sticky.py suite
+step model-vs-observed make --no-print-directory diff-check
+step regression make --no-print-directory regress
+
+echo
+if [ "$fail" -gt 0 ]; then
+	echo "failed steps: ${failed[*]}"
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
