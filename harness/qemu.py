@@ -25,7 +25,7 @@ SPLATS = [
     ('panic', re.compile(r'Kernel panic - not syncing')),
     ('oops', re.compile(r'\bOops\b|general protection fault')),
     ('bug', re.compile(r'\bBUG: |kernel BUG at')),
-    ('warning', re.compile(r'WARNING: (CPU|at) ')),
+    ('warning', re.compile(r'WARNING: (CPU: |at )|\[ cut here \]')),
     ('lockdep', re.compile(r'possible (recursive|circular) locking|'
                            r'inconsistent lock state|'
                            r'suspicious RCU usage|INFO: lockdep')),
