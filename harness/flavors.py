@@ -20,6 +20,7 @@ class Flavor:
     protect: str         # value of `knob` that turns the protection on
     describe: str
     boot_knobs: dict     # knob -> expected boot value, 'absent' allowed
+    extra: bool = False  # built only when named
 
 
 def load(path=INI):
@@ -36,15 +37,17 @@ def load(path=INI):
         flavors[name] = Flavor(name, sec.get('series', '').strip(), lines,
                                sec.get('knob', '').strip(),
                                sec.get('protect', '').strip(),
-                               sec.get('describe', '').strip(), boot)
+                               sec.get('describe', '').strip(), boot,
+                               sec.getboolean('extra', fallback=False))
     return flavors
 
 
 def pick(names, path=INI):
-    """Returns the named flavors (all when `names` is empty)."""
+    """Returns the named flavors (all but the extra ones when `names` is
+    empty)."""
     flavors = load(path)
     if not names:
-        return list(flavors.values())
+        return [f for f in flavors.values() if not f.extra]
     unknown = [n for n in names if n not in flavors]
     if unknown:
         raise HarnessError(f"unknown flavor {', '.join(unknown)}; "
