@@ -57,12 +57,16 @@ int main(int argc, char **argv)
 			only_setting = argv[++i];
 		else {
 			usage();
+			if (pid1)
+				standalone_end(2);
 			return 2;
 		}
 	}
 	if (only && lookup_name(group_names, N_CASE_GROUP, only) < 0 && strcmp(only, "sysctl") &&
 	    strcmp(only, "log")) {
 		usage();
+		if (pid1)
+			standalone_end(2);
 		return 2;
 	}
 	if (pid1)
