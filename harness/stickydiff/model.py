@@ -133,6 +133,10 @@ def _no_symlinks(params):
             or "no_symlinks" in params["op"])
 
 
+# Operations whose path walk runs with the real uid/gid as fsuid/fsgid.
+REAL_ID_OPS = frozenset({"access"})
+
+
 class _Walk:
     """Mutable state of one predicted path walk."""
 
@@ -141,6 +145,11 @@ class _Walk:
         self.config = config
         self.fsuid = params["fsuid"]
         self.fsgid = params.get("fsgid", self.fsuid)
+        if params.get("op") in REAL_ID_OPS:
+            # access(2) walks with fsuid/fsgid set to the real ids
+            # (access_override_creds in fs/open.c), caps kept only by ruid 0.
+            self.fsuid = params.get("ruid", self.fsuid)
+            self.fsgid = params.get("rgid", self.fsgid)
         self.atime = False
         self.artifacts = []
 

@@ -181,3 +181,24 @@ class DacTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RealIdTest(unittest.TestCase):
+    """access(2) walks as the real uid; faccessat(AT_EACCESS) as fsuid."""
+
+    def setting(self, op, ruid, fsuid):
+        c = support.case(follower="A", op=op)
+        c["params"].update(ruid=ruid, fsuid=fsuid, fsgid=fsuid)
+        config = config_for("v3y", support.knobs("v3y", "ps0-own1"))
+        return predict(c, config)
+
+    def test_access_uses_real_uid(self):
+        # Link owned by A in root's 1777 dir: fsuid A may follow, ruid 0 not.
+        self.assertEqual(self.setting("access", 0, 1000).errno, "EACCES")
+        self.assertEqual(self.setting("access", 1000, 0).errno, "0")
+
+    def test_eaccess_uses_fsuid(self):
+        self.assertEqual(self.setting("faccessat_eaccess", 0, 1000).errno,
+                         "0")
+        self.assertEqual(self.setting("faccessat_eaccess", 1000, 0).errno,
+                         "EACCES")
