@@ -4,11 +4,13 @@ import argparse
 import json
 import os
 
+import bench
 import flavors as flv
 import guest
 import kernels
 import posted
 import qemu
+import rangediff
 import results
 import seriescheck
 import tree
@@ -38,6 +40,7 @@ def add_all(sub):
     p.set_defaults(func=cmd_build)
     add_boot_commands(sub)
     add_check_commands(sub)
+    add_bench_commands(sub)
 
 
 def _kernel(args, name):
@@ -191,6 +194,9 @@ def add_check_commands(sub):
     p = sub.add_parser('checkpatch',
                        help='checkpatch.pl --strict on every series')
     p.set_defaults(func=cmd_checkpatch)
+    p = sub.add_parser('range-diff',
+                       help='git range-diff of the v1 and v3 series')
+    p.set_defaults(func=cmd_range_diff)
 
 
 def cmd_checkpatch(args):
@@ -200,3 +206,26 @@ def cmd_checkpatch(args):
             src = tree.pristine(args.build_dir, Stages())
     ok = seriescheck.run(args.top, src)
     return 0 if ok else 1
+
+
+def cmd_range_diff(args):
+    out = rangediff.write(args.build_dir)
+    log(f'range-diff v1..v3 -> {out}')
+    return 0
+
+
+def cmd_bench(args):
+    def boot_one(f):
+        return boot(args, f, ['/bin/busybox', 'true'], 'bench', 30)
+    with BuildLock(args.build_dir, wait=not args.no_wait):
+        rows = bench.run(args, boot_one)
+    print('\n'.join(rows), flush=True)
+    return 0
+
+
+def add_bench_commands(sub):
+    p = sub.add_parser('bench', help='build and boot figures vs targets')
+    p.add_argument('--cold', action='store_true',
+                   help='also build every flavor from nothing (fresh tree, '
+                   'empty ccache; about 15 minutes on 2 cores)')
+    p.set_defaults(func=cmd_bench)

@@ -64,10 +64,11 @@ def _static_check(path):
 def build(init, programs, out, busybox=BUSYBOX):
     """programs: {guest path: host path}. Writes out only if it changed."""
     if not os.path.isfile(busybox):
-        raise HarnessError(f'{busybox} not found: install it with '
-                           f'`apt-get install busybox-static` (or `make deps`)')
+        raise HarnessError(f'{busybox} not found: install it with `apt-get '
+                           f'install busybox-static` (or `make deps`)')
     c = Cpio()
-    for d in ('bin', 'sbin', 'dev', 'proc', 'sys', 'tmp', 'etc', 'mnt'):
+    for d in ('bin', 'sbin', 'dev', 'proc', 'sys', 'tmp', 'etc',
+              'mnt'):
         c.dir(d)
     c.chardev('dev/console', 5, 1)
     c.file('init', _static_check(init))

@@ -1,4 +1,4 @@
-"""Timestamped stage lines and an elapsed-time split, in the style of kunit.py."""
+"""Timestamped stage lines and an elapsed-time split, as kunit.py prints."""
 
 import sys
 import time
@@ -35,7 +35,8 @@ class Stages:
         total = time.monotonic() - self.start
         parts = ', '.join(f'{secs:.1f}s {name}'
                           for name, secs in self.elapsed.items())
-        return f'Elapsed time: {total:.1f}s total' + (f', {parts}' if parts else '')
+        head = f'Elapsed time: {total:.1f}s total'
+        return head + (f', {parts}' if parts else '')
 
 
 def die(msg, status=2):

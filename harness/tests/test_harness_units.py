@@ -1,7 +1,6 @@
 """Unit tests of the build/boot harness's pure parts (no QEMU, no kernel)."""
 
 import gzip
-import json
 import os
 import stat
 import sys
