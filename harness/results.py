@@ -1,7 +1,9 @@
 """Reads the guest's result channel and writes build/results/<flavor>.json."""
 
+import gzip
 import json
 import os
+import zlib
 
 from stages import HarnessError
 
@@ -17,6 +19,13 @@ def parse_stream(path):
     records = []
     with open(path, 'rb') as f:
         raw = f.read()
+    if raw[:2] == b'\x1f\x8b':
+        # guest/init.c compresses the channel; a cut stream is truncated.
+        try:
+            raw = gzip.decompress(raw)
+        except (EOFError, zlib.error, OSError) as e:
+            raise HarnessError(f'truncated result stream {path}: the '
+                               f'compressed stream is cut ({e})') from None
     text = raw.decode('utf-8', errors='replace').replace('\r', '')
     lines = text.split('\n')
     if lines and lines[-1] == '':

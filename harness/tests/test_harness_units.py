@@ -155,6 +155,19 @@ class TestResults(unittest.TestCase):
             results.assemble('base', results.parse_stream(path), 0)
         self.assertIn('appears twice', str(cm.exception))
 
+    def test_compressed_stream(self):
+        data = gzip.compress((self.FACTS + self.CASE + self.END).encode())
+        fd, path = tempfile.mkstemp()
+        os.write(fd, data)
+        os.close(fd)
+        self.addCleanup(os.unlink, path)
+        self.assertEqual(len(results.parse_stream(path)), 3)
+        with open(path, 'wb') as f:
+            f.write(data[:len(data) // 2])
+        with self.assertRaises(HarnessError) as cm:
+            results.parse_stream(path)
+        self.assertIn('compressed stream is cut', str(cm.exception))
+
     def test_missing_stream(self):
         with self.assertRaises(HarnessError) as cm:
             results.parse_stream('/nonexistent/results.jsonl')
