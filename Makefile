@@ -19,6 +19,7 @@ FLAVOR ?=
 
 all: deps kernels guest
 	$(STICKY) suite $(FLAVOR)
+	$(STICKY) range-diff
 	$(MAKE) --no-print-directory report
 
 deps:
