@@ -1,0 +1,19 @@
+# Guest programs of issue 6 ("beyond the patch"): the /tmp symlink attack
+# and per-user /tmp (sticky-attack), the cost of the check (sticky-bench).
+# Included by common/Makefile, which builds $(EXTRA_PROGS).
+# common/Makefile includes the fragments before its `all` rule: without
+# this the first rule below would become the default goal of `make -C common`.
+.DEFAULT_GOAL := all
+
+BEYOND_LIB := beyond_util.c knobs.c out.c $(PURE)
+BEYOND_HDRS := beyond.h guest.h suite.h
+
+EXTRA_PROGS += $(OUT)/sticky-attack $(OUT)/sticky-bench
+
+$(OUT)/sticky-attack: sticky-attack.c $(BEYOND_LIB) $(BEYOND_HDRS) beyond.mk
+	@mkdir -p $(OUT)
+	$(CC) -static $(CFLAGS_COMMON) -o $@ sticky-attack.c $(BEYOND_LIB)
+
+$(OUT)/sticky-bench: sticky-bench.c $(BEYOND_LIB) $(BEYOND_HDRS) beyond.mk
+	@mkdir -p $(OUT)
+	$(CC) -static $(CFLAGS_COMMON) -o $@ sticky-bench.c $(BEYOND_LIB)

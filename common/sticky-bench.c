@@ -1,0 +1,153 @@
+/*
+ * sticky-bench: the cost of the symlink checks on paths they allow.
+ *
+ *   sticky-bench [--iters N] [--repeats R]
+ *
+ * Root follows root-owned links in the root-owned 1777 /tmp (allowed by
+ * every rule, but every condition of the check is evaluated):
+ *   nolink  /tmp/bench-f and /tmp/bench-d/f, no link at all;
+ *   trail   /tmp/bench-lt -> /tmp/bench-f (trailing link);
+ *   inter   /tmp/bench-li/f, /tmp/bench-li -> /tmp/bench-d (intermediate).
+ * Ops: open(O_RDONLY)+close, stat. Each (setting, path, op) is timed over N
+ * iterations with CLOCK_MONOTONIC, R times; settings are interleaved within
+ * each repeat so drift hits all of them alike. Run under QEMU -icount the
+ * clock counts guest instructions. One {"type":"bench"} record per
+ * (setting, path, op) with the per-op nanoseconds of every repeat.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "beyond.h"
+
+#define MAXREP 64
+
+enum { BP_NOLINK, BP_TRAIL, BP_INTER, N_PATH };
+enum { B_OPEN, B_STAT, N_BOP };
+static const char *const path_names[N_PATH] = { "nolink", "trail", "inter" };
+static const char *const paths[N_PATH] = { "/tmp/bench-f", "/tmp/bench-lt", "/tmp/bench-li/f" };
+static const char *const bop_names[N_BOP] = { "open_close", "stat" };
+
+static double ns_per_op[4][N_PATH][N_BOP][MAXREP];
+
+static int setup(void)
+{
+	int fd;
+	mkdir("/tmp/bench-d", 0755);
+	fd = open("/tmp/bench-f", O_WRONLY | O_CREAT, 0644);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	fd = open("/tmp/bench-d/f", O_WRONLY | O_CREAT, 0644);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	unlink("/tmp/bench-lt");
+	unlink("/tmp/bench-li");
+	if (symlink("/tmp/bench-f", "/tmp/bench-lt") || symlink("/tmp/bench-d", "/tmp/bench-li"))
+		return -1;
+	return 0;
+}
+
+/* 0, or -1 when an op failed: the path must be allowed in every setting. */
+static int measure(int p, int op, long iters, double *out)
+{
+	struct stat st;
+	const char *path = paths[p];
+	double t0 = now_ms();
+	for (long i = 0; i < iters; i++) {
+		if (op == B_OPEN) {
+			int fd = open(path, O_RDONLY);
+			if (fd < 0)
+				return -1;
+			close(fd);
+		} else if (stat(path, &st)) {
+			return -1;
+		}
+	}
+	*out = (now_ms() - t0) * 1e6 / (double)iters;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct jb j;
+	long iters = 2000;
+	int reps = 7;
+	struct bsetting set[4];
+	int nset;
+	double t0 = now_ms();
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--iters") && i + 1 < argc)
+			iters = atol(argv[++i]);
+		else if (!strcmp(argv[i], "--repeats") && i + 1 < argc)
+			reps = atoi(argv[++i]);
+		else {
+			fprintf(stderr, "usage: sticky-bench [--iters N] [--repeats R]\n");
+			return 2;
+		}
+	}
+	if (iters <= 0 || reps <= 0 || reps > MAXREP)
+		return 2;
+	out_init();
+	out_raw_tty();
+	knobs_open();
+	if (setup()) {
+		out_error("bench", "setup failed: %s", strerror(errno));
+		out_flush();
+		return 1;
+	}
+	nset = bsettings(set);
+	for (int r = -1; r < reps; r++) {	/* r = -1: warm-up, not kept */
+		for (int s = 0; s < nset; s++) {
+			if (bsetting_apply(&set[s])) {
+				out_flush();
+				return 1;
+			}
+			for (int p = 0; p < N_PATH; p++)
+				for (int op = 0; op < N_BOP; op++) {
+					double v;
+					if (measure(p, op, iters, &v)) {
+						out_error("bench", "%s %s %s failed: %s",
+							  set[s].label, path_names[p],
+							  bop_names[op], strerror(errno));
+						out_flush();
+						return 1;
+					}
+					if (r >= 0)
+						ns_per_op[s][p][op][r] = v;
+				}
+		}
+	}
+	for (int s = 0; s < nset; s++) {
+		if (bsetting_apply(&set[s]))
+			return 1;
+		for (int p = 0; p < N_PATH; p++)
+			for (int op = 0; op < N_BOP; op++) {
+				jb_begin(&j);
+				jb_str(&j, "type", "bench");
+				bsetting_json(&j, &set[s]);
+				jb_str(&j, "path", path_names[p]);
+				jb_str(&j, "op", bop_names[op]);
+				jb_int(&j, "iters", iters);
+				jb_arr(&j, "ns_per_op");
+				for (int r = 0; r < reps; r++)
+					jb_int(&j, NULL, (long)(ns_per_op[s][p][op][r] * 10 + 0.5));
+				jb_close_arr(&j);
+				jb_int(&j, "scale", 10);
+				jb_end(&j);
+				out_json(&j);
+				out_console("# bench %s %s %s: first %.1f ns/op\n", set[s].label,
+					    path_names[p], bop_names[op], ns_per_op[s][p][op][0]);
+			}
+	}
+	bsettings_restore();
+	out_console("# timing bench: %.0f ms\n", now_ms() - t0);
+	out_flush();
+	return n_errors ? 1 : 0;
+}
