@@ -161,7 +161,7 @@ def _add_boot_opts(p, timeout):
 def add_boot_commands(sub):
     p = sub.add_parser('run', help='boot a flavor and run a job in it')
     p.add_argument('flavor')
-    p.add_argument('job', nargs=argparse.REMAINDER)
+    p.add_argument('job', nargs='*', help='the guest job, after --')
     p.add_argument('--smp', type=int, default=1)
     p.add_argument('--json', action='store_true')
     _add_boot_opts(p, 60)

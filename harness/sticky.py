@@ -36,8 +36,25 @@ def parser():
     return p
 
 
+def split_job(argv):
+    """Splits argv at the first '--': the words after it are the guest job,
+    so `run FLAVOR --smp 2 -- CMD -t 8` keeps --smp for the harness and
+    -t for CMD (argparse.REMAINDER took every word after FLAVOR)."""
+    if '--' not in argv:
+        return argv, None
+    i = argv.index('--')
+    return argv[:i], argv[i + 1:]
+
+
 def main(argv=None):
-    args = parser().parse_args(argv)
+    argv, job = split_job(sys.argv[1:] if argv is None else list(argv))
+    p = parser()
+    args = p.parse_args(argv)
+    if job is not None:
+        if not hasattr(args, 'job'):
+            p.error(f"'--' introduces a guest job, which `{args.cmd}` "
+                    f"does not take")
+        args.job = args.job + job
     try:
         return args.func(args)
     except HarnessError as e:
