@@ -73,6 +73,21 @@ class Outcome:
         return f'{self.verdict}{why} in {self.seconds:.1f}s; {where}'
 
 
+def job_words(job):
+    """The job as kernel command line words. The kernel splits at blanks
+    unless a word is in double quotes (it strips them before init sees
+    the word), and ends init's arguments at a bare '--'."""
+    words = []
+    for w in job:
+        if '"' in w or '\n' in w or w == '--' or not w:
+            raise HarnessError(f'guest job word {w!r} cannot pass through '
+                               f'the kernel command line (no double '
+                               f'quotes, newlines, empty words or a bare '
+                               f'--)')
+        words.append(f'"{w}"' if any(c.isspace() for c in w) else w)
+    return ' '.join(words)
+
+
 def qemu_argv(b, console_pipe=True):
     if not shutil.which(QEMU):
         raise HarnessError(f'{QEMU} not found: install it with `apt-get '
@@ -84,7 +99,7 @@ def qemu_argv(b, console_pipe=True):
                                f'(`make kernels`)')
     results = os.path.join(b.logdir, 'results.jsonl')
     append = ('console=ttyS0 panic=-1 loglevel=7 printk.devkmsg=on '
-              f'{b.append} -- {" ".join(b.job)}').strip()
+              f'{b.append} -- {job_words(b.job)}').strip()
     argv = [QEMU, '-M', 'pc', '-m', b.memory, '-smp', str(b.smp),
             '-nodefaults', '-display', 'none', '-no-reboot',
             '-serial', 'stdio' if console_pipe else 'null',
