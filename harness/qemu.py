@@ -183,6 +183,7 @@ def run(b):
     sel.register(proc.stderr, selectors.EVENT_READ)
     pending = b''
     open_streams = 2
+    ended = False
     try:
         with open(console, 'wb') as out:
             while open_streams:
@@ -206,14 +207,19 @@ def run(b):
                         *done, pending = pending.split(b'\n')
                         for row in done:
                             b.echo(row.decode(errors='replace').rstrip('\r'))
+        ended = not timed_out
     finally:
-        if proc.poll() is None and not timed_out:
-            try:
+        # Give QEMU time to exit by itself only when its output ended; on
+        # Ctrl-C or any error kill it at once, and kill it even if a
+        # second Ctrl-C cuts the wait short.
+        try:
+            if ended and proc.poll() is None:
                 proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                pass
-        _kill(proc)
-        sel.close()
+        except subprocess.TimeoutExpired:
+            pass
+        finally:
+            _kill(proc)
+            sel.close()
     seconds = time.monotonic() - t0
     with open(console, encoding='utf-8', errors='replace') as f:
         text = f.read()

@@ -10,6 +10,7 @@
 
 import argparse
 import os
+import signal
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -46,7 +47,14 @@ def split_job(argv):
     return argv[:i], argv[i + 1:]
 
 
+def _terminated(signum, frame):
+    # SIGTERM unwinds like Ctrl-C, so QEMU (in its own session, which the
+    # signal does not reach) is killed and no partial results are kept.
+    raise KeyboardInterrupt
+
+
 def main(argv=None):
+    signal.signal(signal.SIGTERM, _terminated)
     argv, job = split_job(sys.argv[1:] if argv is None else list(argv))
     p = parser()
     args = p.parse_args(argv)
