@@ -20,7 +20,9 @@ import subprocess
 from flavors import series_patches
 from stages import HarnessError, log
 
-TARBALL = '/usr/src/linux-source-6.1.tar.xz'
+# STICKY_LINUX_TARBALL overrides it (harness/tests/test_faults.py).
+TARBALL = os.environ.get('STICKY_LINUX_TARBALL',
+                         '/usr/src/linux-source-6.1.tar.xz')
 WANT_VERSION = (6, 1)
 IDENT = ['-c', 'user.name=Sticky Symlinks Porter',
          '-c', 'user.email=porter@localhost']
@@ -117,8 +119,9 @@ def _am_failure(out, patches):
 def worktree(build, flavor, top, stages, first=None):
     """Returns build/<flavor>/src, patched with the flavor's current series
     (none for a flavor without one; only its `first` patches if given)."""
-    src = pristine(build, stages)
+    # A bad series is named before a first run spends minutes extracting.
     patches = series_patches(flavor.series, top) if flavor.series else []
+    src = pristine(build, stages)
     patches = patches[:first] if first else patches
     digest = series_digest(patches)
     wt = os.path.join(build, flavor.name, 'src')
