@@ -1,0 +1,589 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stress: symlink following in a sticky directory while other processes
+ * rename the links and their directory, chmod the directory between 1777
+ * and 0755, lchown the links and flip the knobs. Run it with -smp 2 in a
+ * lockdep kernel: the kernel must not splat or hang, and every follow must
+ * end in one of the results legitimate for its kind (see below).
+ *
+ *   stress [-t SECONDS] [-f FOLLOWERS_PER_UID] [-s SEED]
+ *
+ * Layout (all on the guest's /tmp tmpfs; B = /tmp/stress, root 0755):
+ *   B/d   the sticky directory S (root, 1777 or 0755, renamed to B/e and
+ *         back), holding
+ *         f<o><i>  moving links to B/t/file    (renamed S/x <-> S/x~,
+ *         g<o><i>  moving links to B/t         and moved S <-> B/n)
+ *         F<o>     a fixed link to B/t/file    (never renamed)
+ *         G<o>     a fixed link to B/t         (never renamed)
+ *         where <o> is the first owner (r=0, a=1000, b=1001); owners are
+ *         then changed at random by lchown.
+ *   B/n   a plain root 0755 directory the moving links visit.
+ *   B/t   the targets: a 0755 directory holding a 0644 file.
+ *
+ * Followers run as uid 0, 1000 and 1001 (setresuid, no groups), and each
+ * holds a descriptor of S opened before the renames start. Legitimate
+ * results, with why; anything else (ECHILD leaking out of an RCU-walk
+ * retry, ENOTDIR, ELOOP, EPERM...) is a failure:
+ *   0       following is allowed at that instant.
+ *   EACCES  a protection refused: the flavor's own check (S is 1777 and
+ *           the follower's fsuid owns neither the link nor is S's owner
+ *           the link's owner), or fs.protected_symlinks for a trailing
+ *           link. Every follower may see it, root included: CAP_DAC_
+ *           OVERRIDE does not bypass either check. No DAC refusal is
+ *           possible: every directory on the way stays searchable by all
+ *           (S is 1777 or 0755) and the target file is 0644.
+ *   ENOENT  only where a rename removed the name being looked up: for
+ *           paths through the name /tmp/stress/d (S may be at B/e), and
+ *           for moving links (they may be at S/x~ or B/n/x). Never for a
+ *           fixed link reached through the held descriptor of S.
+ * The mutators run as root and know where each object is, so their own
+ * calls must all succeed, except lchown of a moving link, which may race
+ * the renamer and then meet ENOENT at every place it tries.
+ *
+ * One {"type":"stress",...} record goes to the result channel (fd 3) and
+ * a summary to stderr; the exit status is 0 if there was no failure.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define B	"/tmp/stress"
+#define NMOVE	3		/* moving links per owner and kind */
+#define NOWN	3
+#define MAXFOL	8		/* followers per uid */
+#define NBAD	8		/* failure examples kept per worker */
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+
+static const unsigned owner_uid[NOWN] = { 0, 1000, 1001 };
+static const char owner_ch[NOWN] = { 'r', 'a', 'b' };
+
+/* What a follower does; allow: bit 0 EACCES, bit 1 ENOENT. */
+#define A_EACCES 1
+#define A_ENOENT 2
+struct fop {
+	const char *name;
+	int allow;
+};
+enum { OP_OPEN_TRAIL, OP_STAT_TRAIL, OP_OPEN_INTER, OP_STAT_INTER,
+       OP_AT_TRAIL_MOVING, OP_AT_FIXED_TRAIL, OP_AT_FIXED_INTER,
+       OP_AT_FIXED_CREAT, N_FOP };
+static const struct fop fops[N_FOP] = {
+	[OP_OPEN_TRAIL] = { "open-path-trailing", A_EACCES | A_ENOENT },
+	[OP_STAT_TRAIL] = { "stat-path-trailing", A_EACCES | A_ENOENT },
+	[OP_OPEN_INTER] = { "open-path-intermediate", A_EACCES | A_ENOENT },
+	[OP_STAT_INTER] = { "stat-path-intermediate", A_EACCES | A_ENOENT },
+	[OP_AT_TRAIL_MOVING] = { "openat-moving-trailing", A_EACCES | A_ENOENT },
+	[OP_AT_FIXED_TRAIL] = { "openat-fixed-trailing", A_EACCES },
+	[OP_AT_FIXED_INTER] = { "statat-fixed-intermediate", A_EACCES },
+	[OP_AT_FIXED_CREAT] = { "openat-fixed-creat", A_EACCES },
+};
+
+enum { M_RENAME, M_DIRRENAME, M_CHMOD, M_CHOWN, M_KNOB, N_MUT };
+static const char *const mut_names[N_MUT] = {
+	"rename", "dir-rename", "chmod", "lchown", "knob",
+};
+
+static const char *const knob_paths[] = {
+	"/proc/sys/fs/protected_symlinks",
+	"/proc/sys/fs/weak-sticky-symlinks",
+	"/proc/sys/fs/protected-sticky-symlinks",
+};
+#define N_KNOBS (int)(sizeof(knob_paths) / sizeof(knob_paths[0]))
+
+struct worker {
+	int kind;		/* -1 follower, else M_* */
+	unsigned uid;
+	long ops;
+	long res[N_FOP][3];	/* ok, EACCES, ENOENT */
+	long bad;
+	char bad_what[NBAD][120];
+};
+
+struct shared {
+	volatile int stop;
+	int nworkers;
+	struct worker w[NOWN * MAXFOL + N_MUT];
+};
+
+static struct shared *sh;
+static unsigned long rng;
+
+static unsigned rnd(unsigned n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (unsigned)(rng % n);
+}
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("stress: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, ": %s\n", strerror(errno));
+	va_end(ap);
+	exit(2);
+}
+
+static void note_bad(struct worker *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (w->bad < NBAD) {
+		va_start(ap, fmt);
+		vsnprintf(w->bad_what[w->bad], sizeof(w->bad_what[0]), fmt, ap);
+		va_end(ap);
+	}
+	w->bad++;
+}
+
+static void link_name(char *buf, size_t n, char kind, int o, int i)
+{
+	if (i < 0)
+		snprintf(buf, n, "%c%c", kind, owner_ch[o]);
+	else
+		snprintf(buf, n, "%c%c%d", kind, owner_ch[o], i);
+}
+
+static void mklink(int dfd, const char *target, const char *name, unsigned uid)
+{
+	if (symlinkat(target, dfd, name))
+		die("symlink %s", name);
+	if (fchownat(dfd, name, uid, uid, AT_SYMLINK_NOFOLLOW))
+		die("lchown %s", name);
+}
+
+static void setup(void)
+{
+	char name[16];
+	int sfd, o, i, fd;
+
+	/* Leftovers from an earlier run in the same boot: start afresh. */
+	if (system("rm -rf " B) != 0)
+		die("rm -rf " B);
+	if (mkdir(B, 0755) || mkdir(B "/d", 0755) || mkdir(B "/n", 0755) ||
+	    mkdir(B "/t", 0755))
+		die("mkdir " B "/...");
+	if (chmod(B "/d", 01777))
+		die("chmod " B "/d");
+	fd = open(B "/t/file", O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (fd < 0 || write(fd, "target\n", 7) != 7 || close(fd))
+		die("create " B "/t/file");
+	sfd = open(B "/d", O_RDONLY | O_DIRECTORY);
+	if (sfd < 0)
+		die("open " B "/d");
+	for (o = 0; o < NOWN; o++) {
+		for (i = -1; i < NMOVE; i++) {
+			link_name(name, sizeof(name), i < 0 ? 'F' : 'f', o, i);
+			mklink(sfd, B "/t/file", name, owner_uid[o]);
+			link_name(name, sizeof(name), i < 0 ? 'G' : 'g', o, i);
+			mklink(sfd, B "/t", name, owner_uid[o]);
+		}
+	}
+	close(sfd);
+}
+
+static int allowed(int op, int err)
+{
+	return (err == EACCES && (fops[op].allow & A_EACCES)) ||
+	       (err == ENOENT && (fops[op].allow & A_ENOENT));
+}
+
+static void follower(struct worker *w, unsigned uid)
+{
+	char path[96], name[16];
+	struct stat st;
+	int sfd, op, o, i, rc, err;
+	unsigned long n = 0;
+
+	sfd = open(B "/d", O_PATH | O_DIRECTORY);
+	if (sfd < 0)
+		die("open " B "/d");
+	if (uid && (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+		    setresuid(uid, uid, uid)))
+		die("become uid %u", uid);
+	while (!sh->stop) {
+		op = (int)(n++ % N_FOP);
+		o = (int)rnd(NOWN);
+		i = (int)rnd(NMOVE);
+		switch (op) {
+		case OP_OPEN_TRAIL:
+		case OP_STAT_TRAIL:
+			link_name(name, sizeof(name), 'f', o, i);
+			snprintf(path, sizeof(path), B "/d/%s", name);
+			break;
+		case OP_OPEN_INTER:
+		case OP_STAT_INTER:
+			link_name(name, sizeof(name), 'g', o, i);
+			snprintf(path, sizeof(path), B "/d/%s/file", name);
+			break;
+		case OP_AT_TRAIL_MOVING:
+			link_name(path, sizeof(path), 'f', o, i);
+			break;
+		case OP_AT_FIXED_TRAIL:
+		case OP_AT_FIXED_CREAT:
+			link_name(path, sizeof(path), 'F', o, -1);
+			break;
+		default:
+			link_name(name, sizeof(name), 'G', o, -1);
+			snprintf(path, sizeof(path), "%s/file", name);
+			break;
+		}
+		switch (op) {
+		case OP_OPEN_TRAIL:
+		case OP_OPEN_INTER:
+			rc = open(path, O_RDONLY);
+			break;
+		case OP_STAT_TRAIL:
+		case OP_STAT_INTER:
+			rc = stat(path, &st);
+			break;
+		case OP_AT_TRAIL_MOVING:
+		case OP_AT_FIXED_TRAIL:
+			rc = openat(sfd, path, O_RDONLY);
+			break;
+		case OP_AT_FIXED_CREAT:
+			rc = openat(sfd, path, O_RDONLY | O_CREAT, 0644);
+			break;
+		default:
+			rc = fstatat(sfd, path, &st, 0);
+			break;
+		}
+		err = rc < 0 ? errno : 0;
+		if (rc > 0)
+			close(rc);
+		w->ops++;
+		if (!err)
+			w->res[op][0]++;
+		else if (allowed(op, err))
+			w->res[op][err == EACCES ? 1 : 2]++;
+		else
+			note_bad(w, "uid %u %s %s: %s", uid, fops[op].name,
+				 path, strerror(err));
+	}
+}
+
+/* Where moving link k is: 0 = S/x, 1 = S/x~, 2 = B/n/x. */
+static void mut_rename(struct worker *w)
+{
+	int where[2][NOWN][NMOVE] = { { { 0 } } };
+	int sfd = open(B "/d", O_PATH | O_DIRECTORY);
+	int nfd = open(B "/n", O_PATH | O_DIRECTORY);
+	char name[16], alt[24];
+
+	if (sfd < 0 || nfd < 0)
+		die("open dirs");
+	while (!sh->stop) {
+		int g = (int)rnd(2), o = (int)rnd(NOWN), i = (int)rnd(NMOVE);
+		int *at = &where[g][o][i], to = (int)rnd(3);
+		int fromfd, tofd;
+		const char *from, *dest;
+
+		if (to == *at)
+			to = (to + 1) % 3;
+		fromfd = *at == 2 ? nfd : sfd;
+		tofd = to == 2 ? nfd : sfd;
+		link_name(name, sizeof(name), g ? 'g' : 'f', o, i);
+		snprintf(alt, sizeof(alt), "%s~", name);
+		from = *at == 1 ? alt : name;
+		dest = to == 1 ? alt : name;
+		if (syscall(SYS_renameat2, fromfd, from, tofd, dest,
+			    RENAME_NOREPLACE))
+			note_bad(w, "rename %s -> %s: %s", from, dest,
+				 strerror(errno));
+		else
+			*at = to;
+		w->ops++;
+	}
+}
+
+static void mut_dirrename(struct worker *w)
+{
+	int at_e = 0;
+
+	while (!sh->stop) {
+		if (rename(at_e ? B "/e" : B "/d", at_e ? B "/d" : B "/e"))
+			note_bad(w, "rename S: %s", strerror(errno));
+		else
+			at_e = !at_e;
+		w->ops++;
+	}
+	if (at_e && rename(B "/e", B "/d"))
+		note_bad(w, "rename S back: %s", strerror(errno));
+}
+
+static void mut_chmod(struct worker *w)
+{
+	int sfd = open(B "/d", O_RDONLY | O_DIRECTORY);
+	unsigned long n = 0;
+
+	if (sfd < 0)
+		die("open " B "/d");
+	while (!sh->stop) {
+		n++;
+		if (fchmod(sfd, n & 1 ? 0755 : 01777))
+			note_bad(w, "chmod S: %s", strerror(errno));
+		/* now and then S changes owner too: the dir-owner rule */
+		if (n % 16 == 0 && fchown(sfd, n & 16 ? 1000 : 0, 0))
+			note_bad(w, "chown S: %s", strerror(errno));
+		w->ops++;
+	}
+	if (fchmod(sfd, 01777) || fchown(sfd, 0, 0))
+		note_bad(w, "restore S: %s", strerror(errno));
+}
+
+static void mut_chown(struct worker *w)
+{
+	int sfd = open(B "/d", O_PATH | O_DIRECTORY);
+	int nfd = open(B "/n", O_PATH | O_DIRECTORY);
+	char name[16], alt[24];
+
+	if (sfd < 0 || nfd < 0)
+		die("open dirs");
+	while (!sh->stop) {
+		int kind = (int)rnd(4), o = (int)rnd(NOWN);
+		int i = kind < 2 ? -1 : (int)rnd(NMOVE);
+		unsigned uid = owner_uid[rnd(NOWN)];
+
+		link_name(name, sizeof(name), "FGfg"[kind], o, i);
+		snprintf(alt, sizeof(alt), "%s~", name);
+		w->ops++;
+		if (!fchownat(sfd, name, uid, uid, AT_SYMLINK_NOFOLLOW))
+			continue;
+		/* a moving link may be elsewhere, or moving right now */
+		if (errno == ENOENT && i >= 0 &&
+		    (!fchownat(sfd, alt, uid, uid, AT_SYMLINK_NOFOLLOW) ||
+		     errno == ENOENT) &&
+		    (!fchownat(nfd, name, uid, uid, AT_SYMLINK_NOFOLLOW) ||
+		     errno == ENOENT))
+			continue;
+		note_bad(w, "lchown %s: %s", name, strerror(errno));
+	}
+}
+
+static int knob_present[N_KNOBS];
+
+static void mut_knob(struct worker *w)
+{
+	unsigned long n = 0;
+	int k;
+
+	while (!sh->stop) {
+		n++;
+		for (k = 0; k < N_KNOBS; k++) {
+			int fd;
+
+			if (!knob_present[k] || (n >> k) % 2 == ((n - 1) >> k) % 2)
+				continue;
+			fd = open(knob_paths[k], O_WRONLY);
+			if (fd < 0 || write(fd, (n >> k) & 1 ? "1\n" : "0\n",
+					    2) != 2)
+				note_bad(w, "write %s: %s", knob_paths[k],
+					 strerror(errno));
+			if (fd >= 0)
+				close(fd);
+		}
+		w->ops++;
+	}
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void report(FILE *f, double secs, int nfol, int stuck)
+{
+	long res[N_FOP][3] = { { 0 } }, mut[N_MUT] = { 0 }, fol = 0, bad = 0;
+	long tot[3] = { 0 }, all;
+	int i, k, first = 1;
+	const char *sep = "";
+
+	for (i = 0; i < sh->nworkers; i++) {
+		struct worker *w = &sh->w[i];
+
+		bad += w->bad;
+		if (w->kind >= 0) {
+			mut[w->kind] += w->ops;
+			continue;
+		}
+		fol += w->ops;
+		for (k = 0; k < N_FOP; k++) {
+			res[k][0] += w->res[k][0];
+			res[k][1] += w->res[k][1];
+			res[k][2] += w->res[k][2];
+		}
+	}
+	for (k = 0; k < N_FOP; k++)
+		for (i = 0; i < 3; i++)
+			tot[i] += res[k][i];
+	all = fol;
+	for (k = 0; k < N_MUT; k++)
+		all += mut[k];
+	fprintf(f, "{\"type\":\"stress\",\"seconds\":%.2f,\"followers\":%d,"
+		"\"follow_ops\":%ld,\"follow_ops_per_s\":%.1f,"
+		"\"ops\":%ld,\"ops_per_s\":%.1f,\"stuck\":%d,"
+		"\"results\":{\"ok\":%ld,\"EACCES\":%ld,\"ENOENT\":%ld},"
+		"\"by_op\":{", secs, nfol, fol, fol / secs, all, all / secs,
+		stuck, tot[0], tot[1], tot[2]);
+	for (k = 0; k < N_FOP; k++)
+		fprintf(f, "%s\"%s\":[%ld,%ld,%ld]", k ? "," : "",
+			fops[k].name, res[k][0], res[k][1], res[k][2]);
+	fputs("},\"mutator_ops\":{", f);
+	for (k = 0; k < N_MUT; k++)
+		fprintf(f, "%s\"%s\":%ld", k ? "," : "", mut_names[k], mut[k]);
+	fputs("},\"knobs\":[", f);
+	for (k = 0; k < N_KNOBS; k++) {
+		if (!knob_present[k])
+			continue;
+		fputs(sep, f);
+		json_str(f, strrchr(knob_paths[k], '/') + 1);
+		sep = ",";
+	}
+	fprintf(f, "],\"bad\":%ld,\"bad_examples\":[", bad);
+	for (i = 0; i < sh->nworkers; i++) {
+		struct worker *w = &sh->w[i];
+
+		for (k = 0; k < w->bad && k < NBAD; k++) {
+			fputs(first ? "" : ",", f);
+			json_str(f, w->bad_what[k]);
+			first = 0;
+		}
+	}
+	fputs("]}\n", f);
+	fflush(f);
+}
+
+int main(int argc, char **argv)
+{
+	double secs = 20, t0, t1;
+	int nfol = 1, c, i, k, stuck = 0, left;
+	long seed = 1;
+	pid_t pids[NOWN * MAXFOL + N_MUT];
+	FILE *res;
+
+	while ((c = getopt(argc, argv, "t:f:s:")) != -1) {
+		switch (c) {
+		case 't':
+			secs = atof(optarg);
+			break;
+		case 'f':
+			nfol = atoi(optarg);
+			break;
+		case 's':
+			seed = atol(optarg);
+			break;
+		default:
+			fprintf(stderr, "usage: stress [-t SECONDS] "
+				"[-f FOLLOWERS_PER_UID] [-s SEED]\n");
+			return 2;
+		}
+	}
+	if (secs <= 0 || nfol < 1 || nfol > MAXFOL) {
+		fprintf(stderr, "stress: need -t > 0 and 1 <= -f <= %d\n",
+			MAXFOL);
+		return 2;
+	}
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
+		die("mmap");
+	for (k = 0; k < N_KNOBS; k++)
+		knob_present[k] = access(knob_paths[k], W_OK) == 0;
+	setup();
+	fprintf(stderr, "stress: %.0fs, %d follower(s) per uid 0/1000/1001, "
+		"%d mutators\n", secs, nfol, N_MUT);
+	for (i = 0; i < NOWN * nfol + N_MUT; i++) {
+		struct worker *w = &sh->w[i];
+		int f = i < NOWN * nfol;
+
+		w->kind = f ? -1 : i - NOWN * nfol;
+		w->uid = f ? owner_uid[i % NOWN] : 0;
+		sh->nworkers = i + 1;
+		pids[i] = fork();
+		if (pids[i] < 0)
+			die("fork");
+		if (pids[i] == 0) {
+			rng = (unsigned long)(seed * 7919 + i * 104729 + 1);
+			if (f)
+				follower(w, w->uid);
+			else if (w->kind == M_RENAME)
+				mut_rename(w);
+			else if (w->kind == M_DIRRENAME)
+				mut_dirrename(w);
+			else if (w->kind == M_CHMOD)
+				mut_chmod(w);
+			else if (w->kind == M_CHOWN)
+				mut_chown(w);
+			else
+				mut_knob(w);
+			_exit(0);
+		}
+	}
+	t0 = now();
+	while (now() - t0 < secs)
+		usleep(100000);
+	sh->stop = 1;
+	t1 = now();
+	/* Workers check `stop` between calls: 30 s is ample even in TCG. */
+	left = sh->nworkers;
+	while (left > 0 && now() - t1 < 30) {
+		pid_t p = waitpid(-1, NULL, WNOHANG);
+
+		if (p > 0)
+			left--;
+		else if (p < 0 && errno == ECHILD)
+			break;
+		else
+			usleep(50000);
+	}
+	if (left > 0) {
+		stuck = left;
+		for (i = 0; i < sh->nworkers; i++)
+			kill(pids[i], SIGKILL);
+	}
+	res = fcntl(3, F_GETFD) >= 0 ? fdopen(3, "w") : NULL;
+	if (res)
+		report(res, t1 - t0, nfol * NOWN, stuck);
+	report(stderr, t1 - t0, nfol * NOWN, stuck);
+	for (i = 0, k = 0; i < sh->nworkers; i++)
+		k += sh->w[i].bad > 0;
+	if (stuck)
+		fprintf(stderr, "stress: %d worker(s) did not stop\n", stuck);
+	return k || stuck ? 1 : 0;
+}
