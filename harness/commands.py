@@ -41,6 +41,7 @@ def add_all(sub):
     add_boot_commands(sub)
     add_check_commands(sub)
     add_bench_commands(sub)
+    add_beyond_commands(sub)
 
 
 def _kernel(args, name):
@@ -229,3 +230,10 @@ def add_bench_commands(sub):
                    help='also build every flavor from nothing (fresh tree, '
                    'empty ccache; about 15 minutes on 2 cores)')
     p.set_defaults(func=cmd_bench)
+
+
+def add_beyond_commands(sub):
+    """Issue 6 (harness/beyond_cmd.py): attack, beyond-bench,
+    beyond-report."""
+    import beyond_cmd  # noqa: E402 (imports this module)
+    beyond_cmd.add(sub)

@@ -1,0 +1,459 @@
+"""Issue 6, beyond the patch: the /tmp symlink attack run for real, per-user
+/tmp as the alternative, and the cost of the check.
+
+The guest side is common/sticky-attack.c and common/sticky-bench.c; this
+module boots them (commands.boot), judges their records and writes
+build/results/beyond.json, build/results/bench.json and results/beyond.md.
+The judging and formatting functions are pure (harness/tests/test_beyond.py).
+"""
+
+import json
+import os
+import statistics
+
+from stages import HarnessError
+
+VARIANTS = ('race', 'planted', 'planted-inter')
+LINK_OF = {'race': 'trailing', 'planted': 'trailing',
+           'planted-inter': 'intermediate'}
+PATHS = ('nolink', 'trail', 'inter')
+OPS = ('open_close', 'stat')
+OVERHEAD_TARGET = 1.0      # percent, protection on vs off on allowed paths
+
+
+# ---- what protects what ----
+
+def own_effective(flavor):
+    """Whether the flavor's own knob reaches a check: v1 built without
+    CONFIG_SECURITY has the knob but its capability hook is compiled out."""
+    if not flavor.knob:
+        return False
+    nosec = any(line.startswith('# CONFIG_SECURITY is not set')
+                for line in flavor.config)
+    return not (flavor.series == 'v1' and nosec)
+
+
+def covered(flavor, ps, own, link):
+    """Whether a protection in force covers a link the victim follows:
+    fs.protected_symlinks checks trailing links only (may_follow_link
+    under WALK_TRAILING); v1's hook and v3's check see every link."""
+    if link == 'trailing' and ps == 1:
+        return True
+    return own == 1 and own_effective(flavor)
+
+
+def settings_of(flavor):
+    """The setting labels the guest programs run, in order."""
+    if not flavor.knob:
+        return ['ps0-own-', 'ps1-own-']
+    return [f'ps{p}-own{o}' for p in (0, 1) for o in (0, 1)]
+
+
+def own_value(flavor, own):
+    """The own knob's file value for protection `own` (1 = on)."""
+    return int(flavor.protect) if own else 1 - int(flavor.protect)
+
+
+KNOB_KEY = {'weak-sticky-symlinks': 'weak_sticky_symlinks',
+            'protected-sticky-symlinks': 'protected_sticky_symlinks'}
+
+
+def knobs_ok(flavor, rec):
+    """'' when the knobs read back in the record are the setting's, else
+    why not."""
+    knobs = rec.get('knobs') or {}
+    if knobs.get('protected_symlinks') != rec.get('ps'):
+        return (f'protected_symlinks reads {knobs.get("protected_symlinks")}'
+                f', setting wants {rec.get("ps")}')
+    if flavor.knob and rec.get('own') is not None:
+        key = KNOB_KEY.get(flavor.knob, flavor.knob)
+        want = own_value(flavor, rec['own'])
+        if knobs.get(key) != want:
+            return f'{key} reads {knobs.get(key)}, setting wants {want}'
+    return ''
+
+
+# ---- judging ----
+
+def _check(checks, ok, line):
+    checks.append({'ok': bool(ok), 'line': line})
+
+
+def rate(rec):
+    tries = rec.get('tries') or 0
+    return f'{rec.get("successes", 0)}/{tries}' + (
+        f' ({100.0 * rec.get("successes", 0) / tries:.1f}%)' if tries else '')
+
+
+def judge_attacks(flavor, records):
+    """One check per attack record plus per-flavor checks; each check is
+    {'ok': bool, 'line': str}."""
+    checks = []
+    seen = set()
+    race_unprotected = []
+    for rec in records:
+        setting, variant = rec.get('setting'), rec.get('variant')
+        seen.add((setting, variant))
+        link = LINK_OF.get(variant, 'trailing')
+        cov = covered(flavor, rec.get('ps'), rec.get('own'), link)
+        what = f'{flavor.name} {setting} {variant}'
+        bad = knobs_ok(flavor, rec)
+        if bad:
+            _check(checks, False, f'{what}: knobs did not take: {bad}')
+            continue
+        got = rec.get('successes', 0)
+        tries = rec.get('tries', 0)
+        if tries <= 0:
+            _check(checks, False, f'{what}: no tries were made')
+        elif cov:
+            _check(checks, got == 0,
+                   f'{what}: {rate(rec)} through the link, protected '
+                   f'(expected 0)')
+        elif variant == 'race':
+            race_unprotected.append(rec)
+            _check(checks, True,
+                   f'{what}: {rate(rec)} through the link, unprotected')
+        else:
+            _check(checks, got == tries,
+                   f'{what}: {rate(rec)} through the link, unprotected '
+                   f'(expected every try: nothing races)')
+    for setting in settings_of(flavor):
+        for variant in VARIANTS:
+            if (setting, variant) not in seen:
+                _check(checks, False, f'{flavor.name} {setting} {variant}: '
+                       f'no record (setting skipped or guest stopped)')
+    if race_unprotected:
+        won = sum(r.get('successes', 0) for r in race_unprotected)
+        _check(checks, won > 0,
+               f'{flavor.name}: the race was won {won} times over '
+               f'{len(race_unprotected)} unprotected setting(s) '
+               f'(must be > 0, else the exploit test proves nothing)')
+    return checks
+
+
+def _ns(records, test, **kw):
+    for rec in records:
+        if rec.get('test') == test and all(rec.get(k) == v
+                                           for k, v in kw.items()):
+            return rec
+    return None
+
+
+def judge_namespace(records):
+    """Checks of the per-user /tmp records (base kernel, protections off)."""
+    checks = []
+    un = _ns(records, 'unshare')
+    if un is None:
+        return [{'ok': False, 'line': 'namespace: no records'}]
+    _check(checks, un['root_newns']['ret'] == 0,
+           f'namespace: unshare(CLONE_NEWNS) as root: '
+           f'{un["root_newns"]["errno"]} (no config change needed)'
+           if un['root_newns']['ret'] == 0 else
+           f'namespace: unshare(CLONE_NEWNS) as root fails: '
+           f'{un["root_newns"]["errno"]}')
+    for variant in ('race', 'planted'):
+        shared = _ns(records, 'attack', tmp='shared', variant=variant)
+        private = _ns(records, 'attack', tmp='private', variant=variant)
+        if shared is None or private is None:
+            _check(checks, False, f'namespace {variant}: missing records')
+            continue
+        _check(checks, shared['successes'] > 0,
+               f'namespace {variant}, shared /tmp (control): '
+               f'{rate(shared)} through the link (must be > 0)')
+        _check(checks, private['successes'] == 0,
+               f'namespace {variant}, attacker with a private /tmp: '
+               f'{rate(private)} through the link (expected 0)')
+    view = _ns(records, 'admin-view')
+    if view is None:
+        _check(checks, False, 'namespace admin-view: no record')
+    else:
+        _check(checks, view['create']['ret'] == 0 and
+               view['root_stat']['errno'] == 'ENOENT',
+               f'namespace admin-view: root in the initial namespace stats '
+               f'A\'s /tmp/A-secret: {view["root_stat"]["errno"]}; readdir '
+               f'lists it: {view["root_readdir_lists"]}; via /proc/PID/root: '
+               f'{_found(view["root_via_proc_root"])}')
+    share = _ns(records, 'shared-file')
+    if share is None:
+        _check(checks, False, 'namespace shared-file: no record')
+    else:
+        s, p = share['shared'], share['private']
+        _check(checks, s['b_read']['ret'] == 0 and p['a_write']['ret'] == 0
+               and p['b_read']['ret'] != 0,
+               f'namespace shared-file: B reads A\'s /tmp/shared: shared '
+               f'/tmp {_found(s["b_read"])}, per-user /tmp '
+               f'{_found(p["b_read"])}')
+    return checks
+
+
+def _found(res):
+    return 'ok' if res.get('ret') == 0 else res.get('errno', '?')
+
+
+# ---- bench ----
+
+def _scaled(rec, key):
+    scale = rec.get('scale', 1) or 1
+    clock = rec.get('clock_ns', 0) / scale
+    return [v / scale - clock for v in rec.get(key, [])]
+
+
+def bench_table(by_flavor):
+    """{flavor: [bench records]} -> {flavor: {setting: {path/op:
+    {'min': ns, 'median': ns}}}}: min over repeats of the fastest batch and
+    median over repeats of the median batch, clock cost subtracted."""
+    out = {}
+    for flavor, recs in by_flavor.items():
+        for rec in recs:
+            key = f'{rec["path"]}/{rec["op"]}'
+            mins, meds = _scaled(rec, 'min_ns'), _scaled(rec, 'median_ns')
+            if not mins or not meds:
+                continue
+            out.setdefault(flavor, {}).setdefault(rec['setting'], {})[key] = {
+                'min': round(min(mins), 1),
+                'median': round(statistics.median(meds), 1),
+                'min_spread_pct': round(_spread(mins), 2),
+                'median_spread_pct': round(_spread(meds), 2)}
+    return out
+
+
+def _spread(vals):
+    lo = min(vals)
+    return 100.0 * (max(vals) - lo) / lo if lo > 0 else 0.0
+
+
+def base_setting(setting):
+    """The base kernel's setting with the same fs.protected_symlinks."""
+    return setting[:3] + '-own-'
+
+
+def protection_pairs(flavor):
+    """(label, off setting, on setting) for the flavor's protection."""
+    if not flavor.knob:
+        return [('protected_symlinks', 'ps0-own-', 'ps1-own-')]
+    return [(f'{flavor.knob} (ps0)', 'ps0-own0', 'ps0-own1'),
+            (f'{flavor.knob} (ps1)', 'ps1-own0', 'ps1-own1')]
+
+
+def bench_ratios(table, flavors):
+    """Ratios to base (same ps) and protection overheads, per flavor."""
+    base = table.get('base', {})
+    ratios, overheads = [], []
+    for f in flavors:
+        sets = table.get(f.name, {})
+        for setting in settings_of(f):
+            row = sets.get(setting)
+            ref = base.get(base_setting(setting))
+            if row is None:
+                continue
+            for key, val in sorted(row.items()):
+                r = {'flavor': f.name, 'setting': setting, 'case': key,
+                     'min_ns': val['min'], 'median_ns': val['median']}
+                if ref and key in ref:
+                    r['ratio_min'] = round(val['min'] / ref[key]['min'], 4)
+                    r['ratio_median'] = round(
+                        val['median'] / ref[key]['median'], 4)
+                ratios.append(r)
+        for label, off, on in protection_pairs(f):
+            if off not in sets or on not in sets:
+                continue
+            for key in sorted(sets[on]):
+                a, b = sets[off].get(key), sets[on][key]
+                if a is None:
+                    continue
+                overheads.append({
+                    'flavor': f.name, 'knob': label, 'case': key,
+                    'off_min_ns': a['min'], 'on_min_ns': b['min'],
+                    'pct_min': round(100.0 * (b['min'] / a['min'] - 1), 3),
+                    'pct_median': round(
+                        100.0 * (b['median'] / a['median'] - 1), 3)})
+    return ratios, overheads
+
+
+def judge_bench(overheads, target=OVERHEAD_TARGET):
+    """The protection's overhead on allowed paths against the target, on
+    the fast path (min): deterministic under -icount shift=0."""
+    checks = []
+    for o in overheads:
+        _check(checks, o['pct_min'] <= target,
+               f'{o["flavor"]} {o["knob"]} {o["case"]}: protection on costs '
+               f'{o["pct_min"]:+.2f}% (fast path), {o["pct_median"]:+.2f}% '
+               f'(median); target <= {target:g}%')
+    return checks
+
+
+# ---- files ----
+
+def load_json(path, default):
+    if not os.path.isfile(path):
+        return default
+    try:
+        with open(path, encoding='utf-8') as f:
+            return json.load(f)
+    except ValueError as e:
+        raise HarnessError(f'{path} is not JSON ({e}): remove it and run '
+                           f'again') from None
+
+
+def split_records(records):
+    """attack, namespace and bench records of an assembled result's
+    'extra' list, by type, without their 'type' field."""
+    out = {'attack': [], 'namespace': [], 'bench': []}
+    for rec in records:
+        kind = rec.get('type')
+        if kind in out:
+            out[kind].append({k: v for k, v in rec.items() if k != 'type'})
+    return out
+
+
+# ---- markdown ----
+
+def _pct(a, b):
+    return f'{a}/{b} ({100.0 * a / b:.1f}%)' if b else f'{a}/{b}'
+
+
+def attack_markdown(beyond, flavors):
+    lines = ['## The /tmp symlink attack, run for real', '',
+             'A root victim written like the programs of the CVEs '
+             '(`lstat()` says `/tmp/sticky-victim.tmp` does not exist, then '
+             '`open(O_WRONLY|O_CREAT)` without `O_EXCL`, write) against an '
+             'attacker with uid 1000 that keeps planting and removing that '
+             'name as a symlink to a root-owned 0644 file in `/etc`, two '
+             'processes on two vCPUs (QEMU `-smp 2`). *planted*: the link is '
+             'there first and the victim opens without a check; '
+             '*planted-inter*: an intermediate link `/tmp/sticky-victim.d -> '
+             '/etc/sticky-pdir`, the victim creates `.../out`. Cells: tries '
+             'in which the victim wrote through the link; **bold** where a '
+             'protection in force covers the case (must be 0).', '',
+             '| flavor | setting | race | planted | planted-inter |',
+             '| --- | --- | --- | --- | --- |']
+    for f in flavors:
+        ent = beyond.get('flavors', {}).get(f.name)
+        if not ent:
+            continue
+        by = {(r['setting'], r['variant']): r for r in ent['attack']}
+        for setting in settings_of(f):
+            cells = []
+            for v in VARIANTS:
+                r = by.get((setting, v))
+                if r is None:
+                    cells.append('-')
+                    continue
+                c = _pct(r['successes'], r['tries'])
+                if covered(f, r['ps'], r['own'], LINK_OF[v]):
+                    c = f'**{c}**'
+                cells.append(c)
+            lines.append(f'| {f.name} | {setting} | ' + ' | '.join(cells)
+                         + ' |')
+    lines += ['', 'Setting labels as in the suite: `ps<P>` = '
+              '`fs.protected_symlinks`, `own<O>` = the flavor\'s own '
+              'protection on (1) or off (0).', '']
+    return lines
+
+
+def namespace_markdown(beyond):
+    ent = beyond.get('flavors', {}).get('base', {})
+    recs = ent.get('namespace') or []
+    lines = ['## Per-user /tmp instead of a kernel patch', '']
+    if not recs:
+        return lines + ['(not run)', '']
+    un = _ns(recs, 'unshare')
+    lines += ['Alan Cox\'s alternative, in the base kernel with '
+              '`fs.protected_symlinks=0`: the attacker\'s processes get a '
+              'private `/tmp` the way pam_namespace gives one at login '
+              '(`unshare(CLONE_NEWNS)`, `/` made rprivate, a tmpfs on '
+              '`/tmp`), the root victim stays in the initial namespace.', '',
+              f'- Mount namespaces need no config change: '
+              f'`unshare(CLONE_NEWNS)` as root: '
+              f'{_found(un["root_newns"])}; as uid 1000 without '
+              f'capabilities: {_found(un["user_newns"])} '
+              f'(`CONFIG_NAMESPACES` is off: no user namespace to get '
+              f'the capability in, `CLONE_NEWUSER` gives '
+              f'{_found(un["user_newuser"])}); '
+              f'the private /tmp has to be set up by a privileged '
+              f'login step.', '']
+    lines += ['| attack | shared /tmp (control) | attacker\'s private /tmp |',
+              '| --- | --- | --- |']
+    for v in ('race', 'planted'):
+        s = _ns(recs, 'attack', tmp='shared', variant=v)
+        p = _ns(recs, 'attack', tmp='private', variant=v)
+        if s and p:
+            lines.append(f'| {v} | {_pct(s["successes"], s["tries"])} | '
+                         f'{_pct(p["successes"], p["tries"])} |')
+    view = _ns(recs, 'admin-view')
+    share = _ns(recs, 'shared-file')
+    lines += ['', 'What it costs:', '']
+    if view:
+        lines.append(
+            f'- The admin\'s view (Ts\'o): A creates `/tmp/A-secret` in its '
+            f'/tmp; root in the initial namespace: `stat` gives '
+            f'{_found(view["root_stat"])}, `readdir` of /tmp lists it: '
+            f'{"yes" if view["root_readdir_lists"] else "no"}; only through '
+            f'`/proc/<pid>/root/tmp/` of a live process of A: '
+            f'{_found(view["root_via_proc_root"])}. Files in a user\'s /tmp '
+            f'are out of sight of root\'s tools.')
+    if share:
+        s, p = share['shared'], share['private']
+        lines.append(
+            f'- A program that shares /tmp between users (A writes '
+            f'`/tmp/shared`, B reads it): shared /tmp: B reads '
+            f'{_found(s["b_read"])}; per-user /tmp: B reads '
+            f'{_found(p["b_read"])}: it breaks.')
+    return lines + ['']
+
+
+def bench_markdown(bench, flavors):
+    lines = ['## What the check costs', '']
+    if not bench.get('table'):
+        return lines + ['(not run)', '']
+    par = bench.get('params', {})
+    lines += [f'Root opens/closes and stats through no link (`nolink`), an '
+              f'allowed trailing link in the sticky /tmp (`trail`) and an '
+              f'intermediate link there (`inter`), under QEMU '
+              f'`-icount {par.get("icount", "?")}` (guest time = '
+              f'instructions, 1 ns each), {par.get("iters", "?")} '
+              f'single-op samples x {par.get("repeats", "?")} repeats per '
+              f'setting, settings interleaved. *fast*: the fastest sample '
+              f'(min over repeats), the instruction count of the fast path; '
+              f'*median*: median over repeats of the median sample (slab '
+              f'refills, RCU callbacks included). The cost of reading the '
+              f'clock is subtracted.', '',
+              'Protection on vs off in the same boot (the number that the '
+              f'target, <= {OVERHEAD_TARGET:g}%, is about):', '',
+              '| flavor | knob | case | off ns | on ns | fast | median |',
+              '| --- | --- | --- | --- | --- | --- | --- |']
+    for o in bench.get('overheads', []):
+        lines.append(f'| {o["flavor"]} | {o["knob"]} | {o["case"]} | '
+                     f'{o["off_min_ns"]:.0f} | {o["on_min_ns"]:.0f} | '
+                     f'{o["pct_min"]:+.2f}% | {o["pct_median"]:+.2f}% |')
+    keys = [f'{p}/{o}' for p in PATHS for o in OPS]
+    lines += ['', 'Ratio to base with the same `fs.protected_symlinks` '
+              '(fast path; median in parentheses):', '',
+              '| flavor | setting | ' + ' | '.join(keys) + ' |',
+              '| --- | --- | ' + ' | '.join('---' for _ in keys) + ' |']
+    rows = {}
+    for r in bench.get('ratios', []):
+        rows.setdefault((r['flavor'], r['setting']), {})[r['case']] = r
+    for f in flavors:
+        for setting in settings_of(f):
+            row = rows.get((f.name, setting))
+            if not row:
+                continue
+            cells = []
+            for k in keys:
+                r = row.get(k)
+                cells.append('-' if not r or 'ratio_min' not in r else
+                             f'{r["ratio_min"]:.3f} ({r["ratio_median"]:.3f})')
+            lines.append(f'| {f.name} | {setting} | ' + ' | '.join(cells)
+                         + ' |')
+    return lines + ['']
+
+
+def markdown(beyond, bench, flavors):
+    lines = ['<!-- generated by `sticky.py attack` / `sticky.py '
+             'beyond-bench` from build/results/beyond.json and '
+             'build/results/bench.json -->', '']
+    lines += attack_markdown(beyond, flavors)
+    lines += namespace_markdown(beyond)
+    lines += bench_markdown(bench, flavors)
+    return '\n'.join(lines).rstrip('\n') + '\n'
