@@ -16,6 +16,7 @@ import seriescheck
 import tree
 from lock import BuildLock
 from stages import HarnessError, Stages, log
+from stress import add_stress_commands
 
 
 def _flavors(args):
@@ -28,7 +29,8 @@ def cmd_build(args):
     chosen = _flavors(args)
     with BuildLock(args.build_dir, wait=not args.no_wait):
         for f in chosen:
-            img = kernels.build_flavor(f, args.build_dir, args.top, stages)
+            img = kernels.build_flavor(f, args.build_dir, args.top, stages,
+                                       force=args.force)
             log(f'{f.name}: {img}')
     log(stages.summary())
     return 0
@@ -37,11 +39,14 @@ def cmd_build(args):
 def add_all(sub):
     p = sub.add_parser('build', help='build kernels')
     p.add_argument('flavors', nargs='*')
+    p.add_argument('--force', action='store_true',
+                   help='run make even when the stamped inputs are unchanged')
     p.set_defaults(func=cmd_build)
     add_boot_commands(sub)
     add_check_commands(sub)
     add_bench_commands(sub)
     add_beyond_commands(sub)
+    add_stress_commands(sub)
 
 
 def _kernel(args, name):

@@ -1,0 +1,182 @@
+"""sticky.py static-check: sparse and W=1 on the objects a series touches.
+
+For each checked flavor (by default one per revision directory: the flavor
+named like it, else the first that applies it) the C files its patches
+change name the objects (security/commoncap.o for v1, fs/namei.o for v3).
+Each object is checked in the flavor's tree and, with the same .config
+symbols, in the unpatched base tree:
+
+  sparse  make C=2 <obj> (an up-to-date object is not rebuilt)
+  W=1     make W=1 <obj>.s: the compiler's extra warnings without touching
+          the object or its .cmd file (the .s and its .cmd are removed),
+          and kernel-doc -none on the source, which W=1 runs for objects
+
+Findings are normalised (tree prefix and line:column dropped, notes kept
+with their warning) and compared as multisets: a flavor passes when its
+object has no finding the base object lacks.
+"""
+
+import collections
+import os
+import re
+import subprocess
+
+import flavors as flv
+import kbuild
+import tree
+from lock import BuildLock
+from stages import HarnessError, Stages, log
+
+FINDING = re.compile(r'^(?P<file>[^\s:][^:]*):(?P<line>\d+)(?::\d+)?: '
+                     r'(?P<kind>warning|error|note|info): (?P<msg>.*)$')
+GCC_TAG = re.compile(r'\[-W[^\]]*\]$')
+
+
+def touched_objects(patches):
+    """The .o of every .c file the patches change, in order."""
+    objs = []
+    for p in patches:
+        with open(p, encoding='utf-8', errors='replace') as f:
+            for line in f:
+                m = re.match(r'diff --git a/(\S+)\.c b/', line)
+                if m and m.group(1) + '.o' not in objs:
+                    objs.append(m.group(1) + '.o')
+    return objs
+
+
+def normalise(output, src):
+    """Findings as 'file: kind: message' strings; notes join the finding
+    they belong to."""
+    prefixes = [os.path.realpath(src) + '/', os.path.abspath(src) + '/',
+                '../src/', './']
+    found = []
+    for line in output.splitlines():
+        m = FINDING.match(line.strip())
+        if not m:
+            continue
+        path = m.group('file')
+        for pre in prefixes:
+            if path.startswith(pre):
+                path = path[len(pre):]
+        text = f'{path}: {m.group("kind")}: {m.group("msg").strip()}'
+        if m.group('kind') in ('note', 'info') and found:
+            found[-1] += ' | ' + text
+        else:
+            found.append(text)
+    return found
+
+
+def _make(src, obj, build, *targets):
+    cmd = kbuild.make_cmd(src, obj, *targets)
+    res = subprocess.run(cmd, cwd=obj, env=kbuild.build_env(build),
+                         capture_output=True, text=True)
+    out = res.stdout + res.stderr
+    if res.returncode:
+        raise HarnessError(f"{' '.join(cmd)} failed:\n{out[-3000:]}")
+    return out
+
+
+def check_tree(src, obj, build, target):
+    """Returns {'sparse': [...], 'W=1': [...]} for one object of one tree."""
+    if not os.path.isfile(os.path.join(obj, '.config')):
+        raise HarnessError(f'{obj} has no .config: build that flavor first '
+                           f'(`make kernels`)')
+    # C=2 also brings the object up to date; if that compiles it, gcc's
+    # own warnings (tagged [-W...]) are left to the W=1 pass.
+    sparse = [f for f in normalise(_make(src, obj, build, 'C=2', target),
+                                   src)
+              if not GCC_TAG.search(f.split(' | ')[0])]
+    asm = target[:-2] + '.s'
+    leftovers = [os.path.join(obj, asm), os.path.join(
+        obj, os.path.dirname(asm), '.' + os.path.basename(asm) + '.cmd')]
+    # prepare first, so that the W=1 output holds only this object's;
+    # the next build without W=1 redoes it (asm-offsets, a few seconds).
+    _make(src, obj, build, 'W=1', 'prepare')
+    try:
+        for path in leftovers:
+            if os.path.exists(path):
+                os.unlink(path)
+        w1 = _make(src, obj, build, 'W=1', asm)
+    finally:
+        for path in leftovers:
+            if os.path.exists(path):
+                os.unlink(path)
+    # W=1 also runs kernel-doc on the source (cmd_checkdoc), but only
+    # for .o targets: run it as kbuild does.
+    doc = subprocess.run(['perl', os.path.join('scripts', 'kernel-doc'),
+                          '-none', target[:-2] + '.c'], cwd=src,
+                         capture_output=True, text=True)
+    return {'sparse': sparse,
+            'W=1': normalise(w1, src) + normalise(doc.stderr, src)}
+
+
+def new_findings(patched, base):
+    left = collections.Counter(patched) - collections.Counter(base)
+    return [f for f in dict.fromkeys(patched) if left[f]
+            for _ in range(left[f])]
+
+
+def default_flavors(all_flavors):
+    picked = []
+    for rev in sorted({f.series for f in all_flavors.values() if f.series}):
+        named = all_flavors.get(rev)
+        if named is None or named.series != rev:
+            named = next(f for f in all_flavors.values()
+                         if f.series == rev and not f.extra)
+        picked.append(named)
+    return picked
+
+
+def cmd_static_check(args):
+    path = args.flavors_file or flv.INI
+    every = flv.load(path)
+    chosen = flv.pick(args.flavors, path) if args.flavors else \
+        default_flavors(every)
+    base = next((f for f in every.values() if not f.series), None)
+    if base is None:
+        raise HarnessError(f'{path} has no flavor without a series to '
+                           f'compare with')
+    stages = Stages()
+    failed = 0
+    with BuildLock(args.build_dir, wait=not args.no_wait):
+        base_src = tree.worktree(args.build_dir, base, args.top, stages)
+        base_obj = os.path.join(args.build_dir, base.name, 'obj')
+        cache = {}
+        for f in chosen:
+            if not f.series:
+                continue
+            patches = flv.series_patches(f.series, args.top)
+            src = tree.worktree(args.build_dir, f, args.top, stages)
+            obj = os.path.join(args.build_dir, f.name, 'obj')
+            bad = 0
+            for target in touched_objects(patches):
+                with stages.stage('static', f'{f.name}: sparse and W=1 on '
+                                  f'{target}, and on {base.name}\'s'):
+                    mine = check_tree(src, obj, args.build_dir, target)
+                    if target not in cache:
+                        cache[target] = check_tree(base_src, base_obj,
+                                                   args.build_dir, target)
+                    theirs = cache[target]
+                for tool in ('sparse', 'W=1'):
+                    new = new_findings(mine[tool], theirs[tool])
+                    bad += len(new)
+                    log(f'{"ok" if not new else "not ok"} {f.name} {tool} '
+                        f'{target}: {len(mine[tool])} findings '
+                        f'({len(theirs[tool])} in {base.name}), '
+                        f'{len(new)} new')
+                    for line in new:
+                        print(f'    NEW {line}', flush=True)
+            failed += bad > 0
+    log(stages.summary())
+    n = len([f for f in chosen if f.series])
+    print(f'{n - failed} passed, {failed} failed', flush=True)
+    return 1 if failed else 0
+
+
+def add_commands(sub):
+    p = sub.add_parser('static-check',
+                       help='sparse and W=1 on the objects each series '
+                       'touches: no finding the base tree lacks')
+    p.add_argument('flavors', nargs='*',
+                   help='default: one flavor per revision directory')
+    p.set_defaults(func=cmd_static_check)

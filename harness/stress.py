@@ -1,0 +1,118 @@
+"""sticky.py stress and static-check: the reliability checks (issue 7).
+
+stress boots each flavor with -smp 2 and runs common/stress.c in it:
+followers open and stat through trailing and intermediate links in a sticky
+directory as uids 0, 1000 and 1001 while other processes rename the links
+and the directory, chmod it between 1777 and 0755, lchown the links and
+flip the flavor's knob and fs.protected_symlinks. A flavor passes when the
+console holds no splat of any kind (qemu.SPLATS), the boot ends within its
+timeout, and the guest saw only the results stress.c documents as
+legitimate. Its stress record goes to build/results/<flavor>.stress.json.
+"""
+
+import os
+
+import commands
+import flavors as flv
+import results
+import staticcheck
+from lock import BuildLock
+from stages import HarnessError, log
+
+DEFAULT = ('v1-lockdep', 'v3-lockdep')
+
+
+def check_record(recs):
+    """Returns (the stress record, a list of problems)."""
+    found = [r for r in recs if r.get('type') == 'stress']
+    if len(found) != 1:
+        return None, [f'{len(found)} stress records in the stream, '
+                      f'expected 1']
+    rec = found[0]
+    bad = []
+    for key in ('follow_ops', 'ops_per_s', 'results', 'bad', 'stuck'):
+        if key not in rec:
+            bad.append(f'the stress record has no {key}')
+    if bad:
+        return rec, bad
+    if rec['stuck']:
+        bad.append(f'{rec["stuck"]} worker(s) did not stop within 30 s')
+    if rec['bad']:
+        bad.append(f'{rec["bad"]} illegitimate result(s), e.g. '
+                   + '; '.join(rec.get('bad_examples', [])[:4]))
+    if not rec['follow_ops']:
+        bad.append('the followers did not follow a single link')
+    return rec, bad
+
+
+def stress_one(args, flavor, outdir):
+    """Boots one flavor; returns True if it passed."""
+    job = ['/bin/stress', '-t', f'{args.seconds:g}', '-f',
+           str(args.followers)]
+    timeout = args.timeout or args.seconds + 150
+    out = commands.boot(args, flavor, job, 'stress', timeout,
+                        echo=print if args.console else None, smp=args.smp)
+    commands.report_outcome(flavor.name, out)
+    if out.verdict not in ('passed', 'failed'):
+        log(f'not ok {flavor.name}: {out.verdict}')
+        return False
+    try:
+        recs = results.parse_stream(out.results)
+    except HarnessError as e:
+        log(f'not ok {flavor.name}: {e}')
+        return False
+    rec, bad = check_record(recs)
+    if out.verdict != 'passed' and not bad:
+        bad.append(f'stress exited with status {out.status}')
+    if rec is not None:
+        obj = {'flavor': flavor.name, 'uname': recs[0].get('uname'),
+               'smp': args.smp, 'ok': not bad, 'problems': bad,
+               'seconds_boot': round(out.seconds, 1), 'stress': rec}
+        path = os.path.join(outdir, f'{flavor.name}.stress.json')
+        results.write_json(obj, path)
+    if bad:
+        log(f'not ok {flavor.name}: ' + '; '.join(bad))
+        return False
+    res = rec['results']
+    log(f'ok {flavor.name}: {rec["follow_ops_per_s"]:.0f} follows/s, '
+        f'{rec["ops_per_s"]:.0f} ops/s in all over {rec["seconds"]:.0f}s '
+        f'(ok {res["ok"]}, EACCES {res["EACCES"]}, ENOENT '
+        f'{res["ENOENT"]}; knobs flipped: {", ".join(rec["knobs"])})')
+    return True
+
+
+def cmd_stress(args):
+    chosen = flv.pick(args.flavors or list(DEFAULT),
+                      args.flavors_file or flv.INI)
+    outdir = os.path.join(args.build_dir, 'results')
+    failed = 0
+    with BuildLock(args.build_dir, wait=not args.no_wait):
+        for f in chosen:
+            try:
+                ok = stress_one(args, f, outdir)
+            except HarnessError as e:
+                log(f'not ok {f.name}: {e}')
+                ok = False
+            failed += not ok
+    print(f'{len(chosen) - failed} passed, {failed} failed', flush=True)
+    return 1 if failed else 0
+
+
+def add_stress_commands(sub):
+    p = sub.add_parser('stress', help='concurrent follow/rename/chmod/'
+                       'chown/knob stress, -smp 2 (default flavors: '
+                       + ' '.join(DEFAULT) + ')')
+    p.add_argument('flavors', nargs='*')
+    p.add_argument('--seconds', type=float, default=20.0,
+                   help='how long the stress runs in the guest (default 20)')
+    p.add_argument('--followers', type=int, default=1,
+                   help='follower processes per uid (default 1, at most 8)')
+    p.add_argument('--smp', type=int, default=2)
+    p.add_argument('--timeout', type=float, default=None,
+                   help='hard limit per boot (default: seconds + 150)')
+    p.add_argument('--kvm', action='store_true',
+                   help='use KVM (after a probe boot); TCG otherwise')
+    p.add_argument('--console', action='store_true',
+                   help='echo the whole guest console')
+    p.set_defaults(func=cmd_stress)
+    staticcheck.add_commands(sub)
