@@ -19,6 +19,7 @@ LINK_OF = {'race': 'trailing', 'planted': 'trailing',
 PATHS = ('nolink', 'trail', 'inter')
 OPS = ('open_close', 'stat')
 OVERHEAD_TARGET = 1.0      # percent, protection on vs off on allowed paths
+STATS = ('fast', 'min', 'median')
 
 
 # ---- what protects what ----
@@ -199,9 +200,11 @@ def _scaled(rec, key):
 
 
 def bench_table(by_flavor):
-    """{flavor: [bench records]} -> {flavor: {setting: {path/op:
-    {'min': ns, 'median': ns}}}}: min over repeats of the fastest batch and
-    median over repeats of the median batch, clock cost subtracted."""
+    """{flavor: [bench records]} -> {flavor: {setting: {path/op: cell}}},
+    clock cost subtracted. Cell: 'fast', the median over repeats of the
+    fastest sample (the fast path's instruction count under -icount: a few
+    discrete levels, the median picks the usual one); 'min', the lowest of
+    those; 'median', the median over repeats of the median sample."""
     out = {}
     for flavor, recs in by_flavor.items():
         for rec in recs:
@@ -210,9 +213,10 @@ def bench_table(by_flavor):
             if not mins or not meds:
                 continue
             out.setdefault(flavor, {}).setdefault(rec['setting'], {})[key] = {
+                'fast': round(statistics.median(mins), 1),
                 'min': round(min(mins), 1),
                 'median': round(statistics.median(meds), 1),
-                'min_spread_pct': round(_spread(mins), 2),
+                'fast_spread_pct': round(_spread(mins), 2),
                 'median_spread_pct': round(_spread(meds), 2)}
     return out
 
@@ -248,11 +252,11 @@ def bench_ratios(table, flavors):
                 continue
             for key, val in sorted(row.items()):
                 r = {'flavor': f.name, 'setting': setting, 'case': key,
-                     'min_ns': val['min'], 'median_ns': val['median']}
+                     'fast_ns': val['fast'], 'median_ns': val['median']}
                 if ref and key in ref:
-                    r['ratio_min'] = round(val['min'] / ref[key]['min'], 4)
-                    r['ratio_median'] = round(
-                        val['median'] / ref[key]['median'], 4)
+                    for stat in STATS:
+                        r[f'ratio_{stat}'] = round(
+                            val[stat] / ref[key][stat], 4)
                 ratios.append(r)
         for label, off, on in protection_pairs(f):
             if off not in sets or on not in sets:
@@ -261,24 +265,31 @@ def bench_ratios(table, flavors):
                 a, b = sets[off].get(key), sets[on][key]
                 if a is None:
                     continue
-                overheads.append({
-                    'flavor': f.name, 'knob': label, 'case': key,
-                    'off_min_ns': a['min'], 'on_min_ns': b['min'],
-                    'pct_min': round(100.0 * (b['min'] / a['min'] - 1), 3),
-                    'pct_median': round(
-                        100.0 * (b['median'] / a['median'] - 1), 3)})
+                o = {'flavor': f.name, 'knob': label, 'case': key,
+                     'off_ns': a['fast'], 'on_ns': b['fast']}
+                for stat in STATS:
+                    o[f'pct_{stat}'] = round(
+                        100.0 * (b[stat] / a[stat] - 1), 3)
+                overheads.append(o)
     return ratios, overheads
 
 
+def worst_pct(o):
+    """The larger of the fast-path and median-sample overheads."""
+    return max(o['pct_fast'], o['pct_median'])
+
+
 def judge_bench(overheads, target=OVERHEAD_TARGET):
-    """The protection's overhead on allowed paths against the target, on
-    the fast path (min): deterministic under -icount shift=0."""
+    """The protection's overhead on allowed paths against the target: the
+    larger of the usual fast path and the median sample (both are
+    deterministic or nearly so under -icount shift=0)."""
     checks = []
     for o in overheads:
-        _check(checks, o['pct_min'] <= target,
+        _check(checks, worst_pct(o) <= target,
                f'{o["flavor"]} {o["knob"]} {o["case"]}: protection on costs '
-               f'{o["pct_min"]:+.2f}% (fast path), {o["pct_median"]:+.2f}% '
-               f'(median); target <= {target:g}%')
+               f'{o["pct_fast"]:+.2f}% (fast path; min {o["pct_min"]:+.2f}%,'
+               f' median sample {o["pct_median"]:+.2f}%); target <= '
+               f'{target:g}%')
     return checks
 
 
@@ -413,20 +424,42 @@ def bench_markdown(bench, flavors):
               f'`-icount {par.get("icount", "?")}` (guest time = '
               f'instructions, 1 ns each), {par.get("iters", "?")} '
               f'single-op samples x {par.get("repeats", "?")} repeats per '
-              f'setting, settings interleaved. *fast*: the fastest sample '
-              f'(min over repeats), the instruction count of the fast path; '
-              f'*median*: median over repeats of the median sample (slab '
-              f'refills, RCU callbacks included). The cost of reading the '
-              f'clock is subtracted.', '',
-              'Protection on vs off in the same boot (the number that the '
-              f'target, <= {OVERHEAD_TARGET:g}%, is about):', '',
-              '| flavor | knob | case | off ns | on ns | fast | median |',
-              '| --- | --- | --- | --- | --- | --- | --- |']
-    for o in bench.get('overheads', []):
-        lines.append(f'| {o["flavor"]} | {o["knob"]} | {o["case"]} | '
-                     f'{o["off_min_ns"]:.0f} | {o["on_min_ns"]:.0f} | '
-                     f'{o["pct_min"]:+.2f}% | {o["pct_median"]:+.2f}% |')
+              f'setting, settings interleaved. *fast*: the median over '
+              f'repeats of the fastest sample, the instruction count of the '
+              f'fast path (it takes a few discrete values; *min* is the '
+              f'lowest); *median*: the median over repeats of the median '
+              f'sample (slab refills, RCU callbacks included). The cost of '
+              f'reading the clock is subtracted. Why `-icount shift=0`: '
+              f'without -icount this guest\'s clocksource is jiffies (4 ms) '
+              f'and even 2000-op batches spread 50-200% between repeats; '
+              f'with `shift=auto` the scale changes during the run (300% '
+              f'spread); with `shift=0` a stat takes the same count in every '
+              f'repeat and open/close takes one of a few levels.', '',
+              'Protection on vs off in the same boot, the number the target '
+              f'(<= {OVERHEAD_TARGET:g}%) is about: fast path (median '
+              'sample in parentheses); *worst* is the larger of all cells '
+              'of the row:', '']
     keys = [f'{p}/{o}' for p in PATHS for o in OPS]
+    lines += ['| flavor | protection | ' + ' | '.join(keys) + ' | worst |',
+              '| --- | --- | ' + ' | '.join('---' for _ in keys)
+              + ' | --- |']
+    rows = {}
+    for o in bench.get('overheads', []):
+        rows.setdefault((o['flavor'], o['knob']), {})[o['case']] = o
+    for (flavor, knob), row in rows.items():
+        cells = ['-' if k not in row else
+                 f'{row[k]["pct_fast"]:+.2f}% ({row[k]["pct_median"]:+.2f}%)'
+                 for k in keys]
+        worst = max(worst_pct(o) for o in row.values())
+        lines.append(f'| {flavor} | {knob} | ' + ' | '.join(cells)
+                     + f' | {worst:+.2f}% |')
+    stat = [o for o in bench.get('overheads', [])
+            if o['case'] == 'trail/stat']
+    if stat:
+        lines += ['', 'In instructions, `stat` through the allowed '
+                  'trailing link: ' + '; '.join(
+                      f'{o["flavor"]} {o["knob"]}: {o["off_ns"]:.0f} -> '
+                      f'{o["on_ns"]:.0f}' for o in stat) + '.']
     lines += ['', 'Ratio to base with the same `fs.protected_symlinks` '
               '(fast path; median in parentheses):', '',
               '| flavor | setting | ' + ' | '.join(keys) + ' |',
@@ -442,8 +475,9 @@ def bench_markdown(bench, flavors):
             cells = []
             for k in keys:
                 r = row.get(k)
-                cells.append('-' if not r or 'ratio_min' not in r else
-                             f'{r["ratio_min"]:.3f} ({r["ratio_median"]:.3f})')
+                cells.append('-' if not r or 'ratio_fast' not in r else
+                             f'{r["ratio_fast"]:.3f} '
+                             f'({r["ratio_median"]:.3f})')
             lines.append(f'| {f.name} | {setting} | ' + ' | '.join(cells)
                          + ' |')
     return lines + ['']

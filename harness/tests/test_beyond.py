@@ -174,7 +174,7 @@ def small_table():
                      for s in ('ps0-own-', 'ps1-own-')],
             'v3': [bench_rec('ps0-own0', 'trail', 'stat', [40100], [40100]),
                    bench_rec('ps0-own1', 'trail', 'stat', [40500],
-                             [40900])]}
+                             [40900, 40500, 40500])]}
     return beyond.bench_table(recs)
 
 
@@ -185,6 +185,7 @@ class Bench(unittest.TestCase):
                       [41000, 42000, 50000])]})
         cell = t['base']['ps0-own-']['trail/stat']
         self.assertEqual(cell['min'], 3991.0)
+        self.assertEqual(cell['fast'], 4000.0)
         self.assertEqual(cell['median'], 4190.0)
 
     def test_ratios_and_overheads(self):
@@ -192,11 +193,13 @@ class Bench(unittest.TestCase):
         r = {(x['flavor'], x['setting']): x for x in ratios}
         self.assertEqual(r[('base', 'ps0-own-')]['ratio_min'], 1.0)
         self.assertEqual(r[('v3', 'ps0-own1')]['ratio_min'], 1.01)
-        self.assertEqual(r[('v3', 'ps0-own1')]['ratio_median'], 1.02)
+        self.assertEqual(r[('v3', 'ps0-own1')]['ratio_fast'], 1.01)
+        self.assertEqual(r[('v3', 'ps0-own1')]['ratio_median'], 1.01)
         o = {x['flavor']: x for x in over}
         self.assertEqual(o['base']['pct_min'], 0.0)
         self.assertEqual(o['v3']['pct_min'], 1.0)
-        self.assertEqual(o['v3']['pct_median'], 2.0)
+        self.assertEqual(o['v3']['pct_fast'], 1.0)
+        self.assertEqual(o['v3']['pct_median'], 1.0)
 
     def test_judge_bench_target(self):
         _, over = beyond.bench_ratios(small_table(), [BASE, V3])
@@ -224,8 +227,9 @@ class Markdown(unittest.TestCase):
         self.assertIn('| v1-nosec | ps0-own1 | 50/100 (50.0%) |', md)
         self.assertIn('| race | 50/100 (50.0%) | 0/100 (0.0%) |', md)
         self.assertIn('B reads ENOENT: it breaks', md)
-        self.assertIn('| v3 | protected-sticky-symlinks (ps0) | trail/stat',
-                      md)
+        self.assertIn('| v3 | protected-sticky-symlinks (ps0) | - | - | - | '
+                      '+1.00% (+1.00%) | - | - | +1.00% |', md)
+        self.assertIn('v3 protected-sticky-symlinks (ps0): 4000 -> 4040', md)
         self.assertNotIn('| v1 |', md)     # no data: no rows
         self.assertTrue(md.endswith('\n') and not md.endswith('\n\n'))
 
