@@ -142,7 +142,7 @@ def _same_log(a, b):
 
 
 def compare(v1, v2):
-    """[(kind, ok, text)] for every case and record of two loaded ResultFiles."""
+    """[(kind, ok, text)]: every case and record of two ResultFiles."""
     out = []
     for key in sorted(set(v1.cases) | set(v2.cases)):
         a, b = v1.cases.get(key), v2.cases.get(key)
@@ -175,7 +175,8 @@ def compare(v1, v2):
         'same' if knobs_a == knobs_b else 'v1 %s / v2 %s' % (knobs_a,
                                                             knobs_b))))
     model = sd_check.check_file(v2)
-    out.append(('model', model.ok, "v1's rule model explains %d of %d v2 cases%s"
+    out.append(('model', model.ok,
+                "v1's rule model explains %d of %d v2 cases%s"
                 % (model.explained, model.cases,
                    '' if model.ok else ' (%d unexplained, %d other problems)'
                    % (len(model.unexplained), len(model.interface)
