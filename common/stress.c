@@ -122,6 +122,8 @@ struct shared {
 
 static struct shared *sh;
 static unsigned long rng;
+/* Opened before any worker starts, while S is still at B/d. */
+static int s_path, s_rdonly, n_path;
 
 static unsigned rnd(unsigned n)
 {
@@ -214,9 +216,7 @@ static void follower(struct worker *w, unsigned uid)
 	int sfd, op, o, i, rc, err;
 	unsigned long n = 0;
 
-	sfd = open(B "/d", O_PATH | O_DIRECTORY);
-	if (sfd < 0)
-		die("open " B "/d");
+	sfd = s_path;
 	if (uid && (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
 		    setresuid(uid, uid, uid)))
 		die("become uid %u", uid);
@@ -285,12 +285,9 @@ static void follower(struct worker *w, unsigned uid)
 static void mut_rename(struct worker *w)
 {
 	int where[2][NOWN][NMOVE] = { { { 0 } } };
-	int sfd = open(B "/d", O_PATH | O_DIRECTORY);
-	int nfd = open(B "/n", O_PATH | O_DIRECTORY);
+	int sfd = s_path, nfd = n_path;
 	char name[16], alt[24];
 
-	if (sfd < 0 || nfd < 0)
-		die("open dirs");
 	while (!sh->stop) {
 		int g = (int)rnd(2), o = (int)rnd(NOWN), i = (int)rnd(NMOVE);
 		int *at = &where[g][o][i], to = (int)rnd(3);
@@ -332,11 +329,9 @@ static void mut_dirrename(struct worker *w)
 
 static void mut_chmod(struct worker *w)
 {
-	int sfd = open(B "/d", O_RDONLY | O_DIRECTORY);
+	int sfd = s_rdonly;
 	unsigned long n = 0;
 
-	if (sfd < 0)
-		die("open " B "/d");
 	while (!sh->stop) {
 		n++;
 		if (fchmod(sfd, n & 1 ? 0755 : 01777))
@@ -352,12 +347,9 @@ static void mut_chmod(struct worker *w)
 
 static void mut_chown(struct worker *w)
 {
-	int sfd = open(B "/d", O_PATH | O_DIRECTORY);
-	int nfd = open(B "/n", O_PATH | O_DIRECTORY);
+	int sfd = s_path, nfd = n_path;
 	char name[16], alt[24];
 
-	if (sfd < 0 || nfd < 0)
-		die("open dirs");
 	while (!sh->stop) {
 		int kind = (int)rnd(4), o = (int)rnd(NOWN);
 		int i = kind < 2 ? -1 : (int)rnd(NMOVE);
@@ -427,7 +419,7 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void report(FILE *f, double secs, int nfol, int stuck)
+static void report(FILE *f, double secs, int nfol, int stuck, int failed)
 {
 	long res[N_FOP][3] = { { 0 } }, mut[N_MUT] = { 0 }, fol = 0, bad = 0;
 	long tot[3] = { 0 }, all;
@@ -458,9 +450,10 @@ static void report(FILE *f, double secs, int nfol, int stuck)
 	fprintf(f, "{\"type\":\"stress\",\"seconds\":%.2f,\"followers\":%d,"
 		"\"follow_ops\":%ld,\"follow_ops_per_s\":%.1f,"
 		"\"ops\":%ld,\"ops_per_s\":%.1f,\"stuck\":%d,"
+		"\"failed_workers\":%d,"
 		"\"results\":{\"ok\":%ld,\"EACCES\":%ld,\"ENOENT\":%ld},"
 		"\"by_op\":{", secs, nfol, fol, fol / secs, all, all / secs,
-		stuck, tot[0], tot[1], tot[2]);
+		stuck, failed, tot[0], tot[1], tot[2]);
 	for (k = 0; k < N_FOP; k++)
 		fprintf(f, "%s\"%s\":[%ld,%ld,%ld]", k ? "," : "",
 			fops[k].name, res[k][0], res[k][1], res[k][2]);
@@ -492,7 +485,7 @@ static void report(FILE *f, double secs, int nfol, int stuck)
 int main(int argc, char **argv)
 {
 	double secs = 20, t0, t1;
-	int nfol = 1, c, i, k, stuck = 0, left;
+	int nfol = 1, c, i, k, stuck = 0, left, failed_workers = 0;
 	long seed = 1;
 	pid_t pids[NOWN * MAXFOL + N_MUT];
 	FILE *res;
@@ -526,6 +519,11 @@ int main(int argc, char **argv)
 	for (k = 0; k < N_KNOBS; k++)
 		knob_present[k] = access(knob_paths[k], W_OK) == 0;
 	setup();
+	s_path = open(B "/d", O_PATH | O_DIRECTORY);
+	s_rdonly = open(B "/d", O_RDONLY | O_DIRECTORY);
+	n_path = open(B "/n", O_PATH | O_DIRECTORY);
+	if (s_path < 0 || s_rdonly < 0 || n_path < 0)
+		die("open " B "/d, " B "/n");
 	fprintf(stderr, "stress: %.0fs, %d follower(s) per uid 0/1000/1001, "
 		"%d mutators\n", secs, nfol, N_MUT);
 	for (i = 0; i < NOWN * nfol + N_MUT; i++) {
@@ -563,10 +561,14 @@ int main(int argc, char **argv)
 	/* Workers check `stop` between calls: 30 s is ample even in TCG. */
 	left = sh->nworkers;
 	while (left > 0 && now() - t1 < 30) {
-		pid_t p = waitpid(-1, NULL, WNOHANG);
+		int status;
+		pid_t p = waitpid(-1, &status, WNOHANG);
 
-		if (p > 0)
+		if (p > 0) {
 			left--;
+			if (!WIFEXITED(status) || WEXITSTATUS(status))
+				failed_workers++;
+		}
 		else if (p < 0 && errno == ECHILD)
 			break;
 		else
@@ -579,11 +581,13 @@ int main(int argc, char **argv)
 	}
 	res = fcntl(3, F_GETFD) >= 0 ? fdopen(3, "w") : NULL;
 	if (res)
-		report(res, t1 - t0, nfol * NOWN, stuck);
-	report(stderr, t1 - t0, nfol * NOWN, stuck);
+		report(res, t1 - t0, nfol * NOWN, stuck, failed_workers);
+	report(stderr, t1 - t0, nfol * NOWN, stuck, failed_workers);
 	for (i = 0, k = 0; i < sh->nworkers; i++)
 		k += sh->w[i].bad > 0;
 	if (stuck)
 		fprintf(stderr, "stress: %d worker(s) did not stop\n", stuck);
-	return k || stuck ? 1 : 0;
+	if (failed_workers)
+		fprintf(stderr, "stress: %d worker(s) failed\n", failed_workers);
+	return k || stuck || failed_workers ? 1 : 0;
 }

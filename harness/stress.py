@@ -37,6 +37,9 @@ def check_record(recs):
         return rec, bad
     if rec['stuck']:
         bad.append(f'{rec["stuck"]} worker(s) did not stop within 30 s')
+    if rec.get('failed_workers'):
+        bad.append(f'{rec["failed_workers"]} worker(s) failed (see the '
+                   f'console)')
     if rec['bad']:
         bad.append(f'{rec["bad"]} illegitimate result(s), e.g. '
                    + '; '.join(rec.get('bad_examples', [])[:4]))
