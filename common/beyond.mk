@@ -17,3 +17,8 @@ $(OUT)/sticky-attack: sticky-attack.c $(BEYOND_LIB) $(BEYOND_HDRS) beyond.mk
 $(OUT)/sticky-bench: sticky-bench.c $(BEYOND_LIB) $(BEYOND_HDRS) beyond.mk
 	@mkdir -p $(OUT)
 	$(CC) -static $(CFLAGS_COMMON) -o $@ sticky-bench.c $(BEYOND_LIB)
+
+clean: beyond-clean
+beyond-clean:
+	rm -f $(OUT)/sticky-attack $(OUT)/sticky-bench
+.PHONY: beyond-clean

@@ -356,10 +356,43 @@ def attack_markdown(beyond, flavors):
                 cells.append(c)
             lines.append(f'| {f.name} | {setting} | ' + ' | '.join(cells)
                          + ' |')
+    lines += [''] + attack_findings(beyond, flavors)
     lines += ['', 'Setting labels as in the suite: `ps<P>` = '
               '`fs.protected_symlinks`, `own<O>` = the flavor\'s own '
               'protection on (1) or off (0).', '']
     return lines
+
+
+def attack_findings(beyond, flavors):
+    """Bullets drawn from the records: own knobs that protect nothing,
+    and intermediate links that fs.protected_symlinks lets through."""
+    out, inter = [], []
+    for f in flavors:
+        ent = beyond.get('flavors', {}).get(f.name)
+        if not ent:
+            continue
+        dead = [r for r in ent['attack'] if r.get('own') == 1 and
+                r.get('ps') == 0 and not own_effective(f) and
+                r['successes'] > 0]
+        if dead:
+            out.append(f'- {f.name}: `{f.knob}` set to protect (with '
+                       f'`protected_symlinks=0`) stops nothing: ' +
+                       ', '.join(f'{r["variant"]} '
+                                 f'{r["successes"]}/{r["tries"]}'
+                                 for r in dead) +
+                       ' through the link; the knob exists but its check is '
+                       'compiled out.')
+        inter += [f'{f.name} {r["setting"]} {r["successes"]}/{r["tries"]}'
+                  for r in ent['attack']
+                  if r.get('variant') == 'planted-inter' and
+                  r.get('ps') == 1 and r.get('own') in (0, None) and
+                  r['successes'] > 0]
+    if inter:
+        out.append('- `protected_symlinks=1` alone lets the intermediate '
+                   'link through (planted-inter, own protection off): ' +
+                   ', '.join(inter) + '; mainline checks trailing links '
+                   'only.')
+    return out
 
 
 def namespace_markdown(beyond):

@@ -233,6 +233,18 @@ class Markdown(unittest.TestCase):
         self.assertNotIn('| v1 |', md)     # no data: no rows
         self.assertTrue(md.endswith('\n') and not md.endswith('\n\n'))
 
+    def test_findings(self):
+        store = {'flavors': {'base': {'attack': truthful(BASE)},
+                             'v1-nosec': {'attack': truthful(NOSEC)},
+                             'v3': {'attack': truthful(V3)}}}
+        got = beyond.attack_findings(store, [BASE, NOSEC, V3])
+        self.assertEqual(len(got), 2)
+        self.assertIn('v1-nosec: `weak-sticky-symlinks` set to protect',
+                      got[0])
+        self.assertIn('race 50/100, planted 100/100', got[0])
+        self.assertIn('base ps1-own- 100/100, v1-nosec ps1-own0 100/100, '
+                      'v3 ps1-own0 100/100;', got[1])
+
     def test_not_run(self):
         md = beyond.markdown({}, {}, [BASE])
         self.assertEqual(md.count('(not run)'), 2)
