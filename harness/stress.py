@@ -45,6 +45,9 @@ def check_record(recs):
                    + '; '.join(rec.get('bad_examples', [])[:4]))
     if not rec['follow_ops']:
         bad.append('the followers did not follow a single link')
+    idle = [k for k, n in rec.get('mutator_ops', {}).items() if not n]
+    if idle:
+        bad.append(f'mutator(s) that made no call: {", ".join(idle)}')
     return rec, bad
 
 
