@@ -3,7 +3,6 @@
 # Included by common/Makefile, which builds $(EXTRA_PROGS).
 # common/Makefile includes the fragments before its `all` rule: without
 # this the first rule below would become the default goal of `make -C common`.
-.DEFAULT_GOAL := all
 
 BEYOND_LIB := beyond_util.c knobs.c out.c $(PURE)
 BEYOND_HDRS := beyond.h guest.h suite.h

@@ -1,7 +1,12 @@
 """Regression mode: compare results with results/expected, or bless them.
 
 Nothing is ignored; the result files hold no timestamps, so the comparison
-is deterministic.  Changes are listed per case and field, not dumped.
+is deterministic.  Changes are listed per case, not dumped.
+
+An expected file keeps every section of a result file but the cases' params
+(they are fixed by the suite's case ids): each case id has one line giving,
+per setting, "<errno or ok> a<atime changed: 1, 0 or -> c:<control>".
+That keeps results/expected small enough to commit and to read in a diff.
 """
 
 import json
@@ -49,32 +54,57 @@ def _short(value):
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def case_outcome(case):
+    """The observed part of a case as one short string."""
+    def res(ret, errno):
+        if ret is None:
+            return "-"
+        return "ok" if ret == 0 else str(errno)
+    atime = case.get("atime_changed")
+    mark = "-" if atime is None else ("1" if atime else "0")
+    return "%s a%s c:%s" % (res(case["ret"], case["errno"]), mark,
+                            res(case.get("control_ret"),
+                                case.get("control_errno")))
+
+
+def expected_form(data):
+    """A result file's data in the committed, compact form."""
+    out = {k: v for k, v in data.items() if k != "cases"}
+    cases = {}
+    for case in data["cases"]:
+        cases.setdefault(case["id"], {})[case["setting"]] = \
+            case_outcome(case)
+    out["cases"] = cases
+    return out
+
+
+def _expected_cases(data):
+    """(setting, id) -> outcome string, from either form."""
+    cases = data.get("cases", {})
+    if isinstance(cases, list):
+        return {(c["setting"], c["id"]): case_outcome(c) for c in cases}
+    return {(setting, cid): text for cid, per in cases.items()
+            for setting, text in per.items()}
+
+
 def compare_files(expected, actual):
-    """Change lines between two loaded ResultFiles."""
+    """Change lines between two loaded result data dicts."""
     changes = []
-    sections = sorted((set(expected.data) | set(actual.data)) - {"cases"})
+    sections = sorted((set(expected) | set(actual)) - {"cases"})
     for section in sections:
-        for line in field_changes(expected.data.get(section, {}),
-                                  actual.data.get(section, {})):
+        for line in field_changes(expected.get(section, {}),
+                                  actual.get(section, {})):
             changes.append("%s %s" % (section, line))
-    for key in sorted(set(expected.cases) | set(actual.cases)):
+    want, have = _expected_cases(expected), _expected_cases(actual)
+    for key in sorted(set(want) | set(have)):
         name = "case %s %s" % key
-        if key not in actual.cases:
-            changes.append("%s: removed (was %s)" % (
-                name, _outcome(expected.cases[key])))
-        elif key not in expected.cases:
-            changes.append("%s: new (%s)" % (name,
-                                             _outcome(actual.cases[key])))
-        else:
-            lines = field_changes(expected.cases[key], actual.cases[key])
-            if lines:
-                changes.append("%s: %s" % (name, "; ".join(lines)))
+        if key not in have:
+            changes.append("%s: removed (was %s)" % (name, want[key]))
+        elif key not in want:
+            changes.append("%s: new (%s)" % (name, have[key]))
+        elif want[key] != have[key]:
+            changes.append("%s: %s -> %s" % (name, want[key], have[key]))
     return changes
-
-
-def _outcome(case):
-    return "%s atime %s" % ("ok" if case["ret"] == 0 else case["errno"],
-                            case.get("atime_changed"))
 
 
 def flavors_on_either_side(results_dir, expected_dir):
@@ -104,7 +134,8 @@ def compare(results_dir, expected_dir):
                               % (have, want)]
             continue
         try:
-            changes = compare_files(load(want, flavor), load(have, flavor))
+            changes = compare_files(load_expected(want, flavor),
+                                    load(have, flavor).data)
         except LoadError as err:
             changes = [str(err)]
         if changes:
@@ -123,7 +154,34 @@ def format_report(report, limit=SHOW_PER_FLAVOR):
 
 
 def canonical(data):
-    return json.dumps(data, indent=1, sort_keys=True) + "\n"
+    """Sorted JSON with one line per case id, so diffs stay readable."""
+    rest = {k: v for k, v in data.items() if k != "cases"}
+    head = json.dumps(rest, indent=1, sort_keys=True)
+    cases = data.get("cases", {})
+    rows = ",\n".join("  %s: %s" % (json.dumps(cid),
+                                     json.dumps(cases[cid], sort_keys=True))
+                       for cid in sorted(cases))
+    body = "{\n%s\n }" % rows if rows else "{}"
+    if rest:
+        return '%s,\n "cases": %s\n}\n' % (head[:-2], body)
+    return '{\n "cases": %s\n}\n' % body
+
+
+def load_expected(path, flavor):
+    """An expected file: JSON with the sections of a result file."""
+    try:
+        with open(path, encoding="utf-8") as stream:
+            data = json.load(stream)
+    except FileNotFoundError:
+        raise LoadError("%s: missing" % path) from None
+    except ValueError as err:
+        raise LoadError("%s: not valid JSON (truncated?): %s" % (path, err)) \
+            from None
+    if not isinstance(data, dict) or data.get("flavor") != flavor or \
+            not isinstance(data.get("cases"), dict):
+        raise LoadError("%s: not an expected file for flavor %s (run bless)"
+                        % (path, flavor))
+    return data
 
 
 def bless(results_dir, expected_dir):
@@ -141,6 +199,6 @@ def bless(results_dir, expected_dir):
             report[flavor] = ["new expected file %s" % target]
         with open(target, "w",
                   encoding="utf-8") as stream:
-            stream.write(canonical(result.data))
+            stream.write(canonical(expected_form(result.data)))
         blessed[flavor] = report.get(flavor, [])
     return blessed

@@ -57,8 +57,8 @@ class RegressTest(unittest.TestCase):
         self.assertEqual(list(report), ["v3"])
         [line] = report["v3"]
         cid = support.SCENARIOS["core-B"]["id"]
-        self.assertEqual(line, "case ps0-own1 %s: errno: EACCES -> 0;"
-                               " ret: -1 -> 0" % cid)
+        self.assertEqual(line, "case ps0-own1 %s: EACCES a0 c:ok -> "
+                               "ok a0 c:ok" % cid)
         text = regress.format_report(report)
         self.assertIn("v3: 1 change(s)", text)
 
@@ -70,9 +70,9 @@ class RegressTest(unittest.TestCase):
             case["id"] += "-renamed"
         self.edit("base", rename)
         lines = regress.compare(self.results, self.expected)["base"]
-        self.assertTrue(any(": removed (was ok atime True)" in l
-                            for l in lines))
-        self.assertTrue(any("-renamed: new" in l for l in lines))
+        self.assertTrue(any(": removed (was ok a1 c:ok)" in line
+                            for line in lines))
+        self.assertTrue(any("-renamed: new" in line for line in lines))
 
     def test_non_case_sections_compared(self):
         regress.bless(self.results, self.expected)
@@ -106,6 +106,15 @@ class RegressTest(unittest.TestCase):
             stream.write('{"flavor": "v3", "cases": [')
         report = regress.compare(self.results, self.expected)
         self.assertIn(path, report["v3"][0])
+
+    def test_expected_form_is_compact(self):
+        regress.bless(self.results, self.expected)
+        with open(os.path.join(self.expected, "v3.json"),
+                  encoding="utf-8") as stream:
+            data = json.load(stream)
+        cid = support.SCENARIOS["core-B"]["id"]
+        self.assertEqual(data["cases"][cid]["ps0-own1"], "EACCES a0 c:ok")
+        self.assertNotIn("params", json.dumps(data["cases"]))
 
     def test_deterministic(self):
         regress.bless(self.results, self.expected)
