@@ -1,8 +1,6 @@
 # Guest programs of issue 6 ("beyond the patch"): the /tmp symlink attack
 # and per-user /tmp (sticky-attack), the cost of the check (sticky-bench).
 # Included by common/Makefile, which builds $(EXTRA_PROGS).
-# common/Makefile includes the fragments before its `all` rule: without
-# this the first rule below would become the default goal of `make -C common`.
 
 BEYOND_LIB := beyond_util.c knobs.c out.c $(PURE)
 BEYOND_HDRS := beyond.h guest.h suite.h
