@@ -12,7 +12,6 @@ legitimate. Its stress record goes to build/results/<flavor>.stress.json.
 
 import os
 
-import commands
 import flavors as flv
 import results
 import staticcheck
@@ -53,6 +52,7 @@ def check_record(recs):
 
 def stress_one(args, flavor, outdir):
     """Boots one flavor; returns True if it passed."""
+    import commands   # here: commands imports this module for its parser
     job = ['/bin/stress', '-t', f'{args.seconds:g}', '-f',
            str(args.followers)]
     timeout = args.timeout or args.seconds + 150
