@@ -15,10 +15,11 @@ STICKY = $(PYTHON) harness/sticky.py
 FLAVOR ?=
 
 .PHONY: all deps kernels kernel guest smoke suite posted-check unit check \
-	bench clean
+	attack bench clean
 
 all: deps kernels guest
 	$(STICKY) suite $(FLAVOR)
+	$(STICKY) attack $(FLAVOR)
 	$(STICKY) range-diff
 	$(MAKE) --no-print-directory report
 
@@ -52,8 +53,12 @@ unit: guest
 check: deps
 	@bash harness/check.sh
 
+attack: kernels guest
+	$(STICKY) attack $(FLAVOR)
+
 bench: kernels guest
 	$(STICKY) bench
+	$(STICKY) beyond-bench $(FLAVOR)
 
 clean:
 	rm -rf build/results build/logs build/initramfs.cpio.gz
