@@ -24,6 +24,7 @@ class Analysis:
     matrices: dict = field(default_factory=dict)
     range_diff: str = None
     range_diff_note: str = ""
+    sections: list = None      # [(path, markdown text)] embedded as is
 
     @property
     def unexplained(self):

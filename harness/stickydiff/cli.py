@@ -24,6 +24,9 @@ def _parser():
                         help="report directory (%(default)s)")
     parser.add_argument("--range-diff", default="build/range-diff.txt",
                         help="git range-diff v1 vs v3 text (%(default)s)")
+    parser.add_argument("--section", action="append", default=[],
+                        help="a Markdown file embedded in the report "
+                        "(repeatable; skipped with a note when absent)")
     return parser
 
 
@@ -69,8 +72,21 @@ def cmd_diff(args, out):
     return 1 if failed else 0
 
 
+def read_sections(paths):
+    sections = []
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as stream:
+                sections.append((path, stream.read()))
+        except FileNotFoundError:
+            sections.append((path, "(%s is absent: run `make attack` and "
+                                   "`make bench` to produce it)" % path))
+    return sections
+
+
 def cmd_report(args, out):
     analysis = analyse(args.results, args.range_diff)
+    analysis.sections = read_sections(args.section)
     os.makedirs(args.out, exist_ok=True)
     paths = []
     for name, module in (("report.md", report_md),

@@ -2,6 +2,7 @@
 
 from html import escape
 
+from . import mdlite
 from .check import describe_params
 from .diff import interface_cause
 from .matrix import cell_text, followers
@@ -148,6 +149,8 @@ def render(analysis):
         out.append("<p>%s</p><pre>%s</pre>"
                    % (escape(analysis.range_diff_note),
                       escape(analysis.range_diff)))
+    for _path, text in analysis.sections or []:
+        out.append(mdlite.to_html(text))
     out.append("<h2>Causes</h2><ul>%s</ul>" % "".join(
         "<li>%s</li>" % escape(l) for l in cause_legend()))
     out.append("<h2>Model assumptions</h2><ul>%s</ul>" % "".join(

@@ -135,6 +135,8 @@ def render(analysis):
         lines += ["- join error: %s" % error.replace("\n", "; ")]
     lines += _interface(analysis)
     lines += _range_diff(analysis)
+    for _path, text in analysis.sections or []:
+        lines += [text.rstrip("\n"), ""]
     lines += ["## Causes", ""] + ["- " + l for l in cause_legend()]
     lines += ["", "## Model assumptions", ""]
     lines += ["- " + a for a in ASSUMPTIONS]

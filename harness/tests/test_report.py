@@ -146,3 +146,17 @@ class ScreenshotTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class MdliteTest(unittest.TestCase):
+    def test_tables_lists_headings_code(self):
+        from stickydiff import mdlite
+        html = mdlite.to_html("## Attack\n\n| a | b |\n|---|---|\n| 1 | <2> |"
+                              "\n\n- one\n- two\n\n```\nx < y\n```\ntext")
+        self.assertIn("<h3>Attack</h3>", html)
+        self.assertIn("<tr><th>a</th><th>b</th></tr>", html)
+        self.assertIn("<td>&lt;2&gt;</td>", html)
+        self.assertNotIn("<td>---</td>", html)
+        self.assertIn("<ul><li>one</li><li>two</li></ul>", html)
+        self.assertIn("<pre>x &lt; y</pre>", html)
+        self.assertIn("<p>text</p>", html)

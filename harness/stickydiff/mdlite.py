@@ -1,0 +1,62 @@
+"""Just enough Markdown to HTML for the report's embedded sections:
+headings, pipe tables, bullet lists, fenced code and paragraphs."""
+
+from html import escape
+
+
+def _cells(row):
+    return [c.strip() for c in row.strip().strip("|").split("|")]
+
+
+def to_html(text):
+    out, para, lines = [], [], text.splitlines()
+    i = 0
+
+    def flush():
+        if para:
+            out.append("<p>%s</p>" % escape(" ".join(para)))
+            para.clear()
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("```"):
+            flush()
+            j = i + 1
+            while j < len(lines) and not lines[j].startswith("```"):
+                j += 1
+            out.append("<pre>%s</pre>" % escape("\n".join(lines[i + 1:j])))
+            i = j + 1
+            continue
+        if line.startswith("#"):
+            flush()
+            level = min(len(line) - len(line.lstrip("#")) + 1, 6)
+            out.append("<h%d>%s</h%d>" % (level, escape(line.lstrip("# ")),
+                                          level))
+        elif line.startswith("|"):
+            flush()
+            rows = []
+            while i < len(lines) and lines[i].startswith("|"):
+                rows.append(_cells(lines[i]))
+                i += 1
+            body = [r for r in rows[1:]
+                    if not all(set(c) <= set("-: ") for c in r)]
+            out.append("<table><tr>%s</tr>%s</table>" % (
+                "".join("<th>%s</th>" % escape(c) for c in rows[0]),
+                "".join("<tr>%s</tr>" % "".join(
+                    "<td>%s</td>" % escape(c) for c in r) for r in body)))
+            continue
+        elif line.startswith(("- ", "* ")):
+            flush()
+            items = []
+            while i < len(lines) and lines[i].startswith(("- ", "* ")):
+                items.append(lines[i][2:])
+                i += 1
+            out.append("<ul>%s</ul>" % "".join(
+                "<li>%s</li>" % escape(x) for x in items))
+            continue
+        elif not line.strip():
+            flush()
+        else:
+            para.append(line.strip())
+        i += 1
+    flush()
+    return "\n".join(out)
