@@ -33,6 +33,7 @@ step smoke $PY harness/sticky.py smoke
 step suite $PY harness/sticky.py suite
 step model-vs-observed make --no-print-directory diff-check
 step regression make --no-print-directory regress
+step attack $PY harness/sticky.py attack --tries 500
 
 echo
 if [ "$fail" -gt 0 ]; then
