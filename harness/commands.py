@@ -29,7 +29,8 @@ def cmd_build(args):
     chosen = _flavors(args)
     with BuildLock(args.build_dir, wait=not args.no_wait):
         for f in chosen:
-            img = kernels.build_flavor(f, args.build_dir, args.top, stages)
+            img = kernels.build_flavor(f, args.build_dir, args.top, stages,
+                                       force=args.force)
             log(f'{f.name}: {img}')
     log(stages.summary())
     return 0
@@ -38,6 +39,8 @@ def cmd_build(args):
 def add_all(sub):
     p = sub.add_parser('build', help='build kernels')
     p.add_argument('flavors', nargs='*')
+    p.add_argument('--force', action='store_true',
+                   help='run make even when the stamped inputs are unchanged')
     p.set_defaults(func=cmd_build)
     add_boot_commands(sub)
     add_check_commands(sub)

@@ -1,5 +1,6 @@
 """Stages that turn flavors into build/<flavor>/bzImage."""
 
+import hashlib
 import os
 
 import kbuild
@@ -7,14 +8,35 @@ import tree
 from stages import log
 
 
-def build_flavor(flavor, build, top, stages):
+def _inputs_key(src, obj):
+    """What the image depends on: the applied series and the config inputs
+    (both stamped by tree.py and kbuild.py). The trees are derived, never
+    edited by hand, so equal stamps mean an equal image."""
+    h = hashlib.sha256(repr(sorted(kbuild.FIXED_ENV.items())).encode())
+    for path in (src + '.applied', os.path.join(obj, '.config.inputs')):
+        with open(path, 'rb') as f:
+            h.update(f.read())
+    return h.hexdigest()
+
+
+def build_flavor(flavor, build, top, stages, force=False):
     src = tree.worktree(build, flavor, top, stages)
     fdir = os.path.join(build, flavor.name)
     obj = os.path.join(fdir, 'obj')
+    image = os.path.join(fdir, 'bzImage')
     with stages.stage('configure', f'Configuring {flavor.name}'):
         if not kbuild.configure(src, obj, flavor.config, build):
             log(f'{flavor.name}: .config inputs unchanged')
+    stamp = os.path.join(fdir, 'built.stamp')
+    key = _inputs_key(src, obj)
+    if not force and os.path.isfile(image) and os.path.isfile(stamp):
+        with open(stamp, encoding='utf-8') as f:
+            if f.read().strip() == key:
+                log(f'{flavor.name}: up to date ({image})')
+                return image
     with stages.stage('build', f'Building {flavor.name} in {obj}'):
-        kbuild.build(src, obj, os.path.join(fdir, 'bzImage'), build,
+        kbuild.build(src, obj, image, build,
                      os.path.join(fdir, 'build.log'))
-    return os.path.join(fdir, 'bzImage')
+    with open(stamp, 'w', encoding='utf-8') as f:
+        f.write(key + '\n')
+    return image
