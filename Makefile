@@ -15,7 +15,7 @@ STICKY = $(PYTHON) harness/sticky.py
 FLAVOR ?=
 
 .PHONY: all deps kernels kernel guest smoke suite posted-check unit check \
-	attack bench clean
+	attack bench v2-demo clean
 
 all: deps kernels guest
 	$(STICKY) suite $(FLAVOR)
@@ -52,6 +52,9 @@ unit: guest
 
 check: deps
 	@bash harness/check.sh
+
+v2-demo: deps guest
+	$(PYTHON) harness/v2_demo.py
 
 attack: kernels guest
 	$(STICKY) attack $(FLAVOR)
