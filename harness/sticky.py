@@ -6,6 +6,10 @@
   sticky.py smoke [FLAVOR...]        boot each flavor, check its knobs at boot
   sticky.py suite [FLAVOR...]        run the shared suite, write results
   sticky.py posted-check             v3 as posted must not build with =n
+  sticky.py stress [FLAVOR...]       -smp 2 follow/rename/chmod/chown/knob
+                                     stress (default: the lockdep flavors)
+  sticky.py static-check [FLAVOR...] sparse and W=1 on the touched objects,
+                                     no finding new against base
 """
 
 import argparse
