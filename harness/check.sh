@@ -34,6 +34,7 @@ step suite $PY harness/sticky.py suite
 step model-vs-observed make --no-print-directory diff-check
 step regression make --no-print-directory regress
 step attack $PY harness/sticky.py attack --tries 500
+step v2-demo $PY harness/v2_demo.py
 
 echo
 if [ "$fail" -gt 0 ]; then
