@@ -19,6 +19,11 @@
  *         then changed at random by lchown.
  *   B/n   a plain root 0755 directory the moving links visit.
  *   B/t   the targets: a 0755 directory holding a 0644 file.
+ *   B/u   a churned sticky directory (root, 1777): created with a link
+ *         u/l to B/t/file and a link u/m to B/t, owners rotating, then
+ *         both links unlinked and u removed, over and over. In RCU-walk
+ *         mode a follower can hold u/l while its directory goes
+ *         negative under it: the checks must retry, never oops.
  *
  * Followers run as uid 0, 1000 and 1001 (setresuid, no groups), and each
  * holds a descriptor of S opened before the renames start. Legitimate
@@ -34,8 +39,9 @@
  *           (S is 1777 or 0755) and the target file is 0644.
  *   ENOENT  only where a rename removed the name being looked up: for
  *           paths through the name /tmp/stress/d (S may be at B/e), and
- *           for moving links (they may be at S/x~ or B/n/x). Never for a
- *           fixed link reached through the held descriptor of S.
+ *           for moving links (they may be at S/x~ or B/n/x), and for
+ *           paths through the churned B/u. Never for a fixed link
+ *           reached through the held descriptor of S.
  * The mutators run as root and know where each object is, so their own
  * calls must all succeed, except lchown of a moving link, which may race
  * the renamer and then meet ENOENT at every place it tries.
@@ -81,7 +87,7 @@ struct fop {
 };
 enum { OP_OPEN_TRAIL, OP_STAT_TRAIL, OP_OPEN_INTER, OP_STAT_INTER,
        OP_AT_TRAIL_MOVING, OP_AT_FIXED_TRAIL, OP_AT_FIXED_INTER,
-       OP_AT_FIXED_CREAT, N_FOP };
+       OP_AT_FIXED_CREAT, OP_CHURN_TRAIL, OP_CHURN_INTER, N_FOP };
 static const struct fop fops[N_FOP] = {
 	[OP_OPEN_TRAIL] = { "open-path-trailing", A_EACCES | A_ENOENT },
 	[OP_STAT_TRAIL] = { "stat-path-trailing", A_EACCES | A_ENOENT },
@@ -91,11 +97,13 @@ static const struct fop fops[N_FOP] = {
 	[OP_AT_FIXED_TRAIL] = { "openat-fixed-trailing", A_EACCES },
 	[OP_AT_FIXED_INTER] = { "statat-fixed-intermediate", A_EACCES },
 	[OP_AT_FIXED_CREAT] = { "openat-fixed-creat", A_EACCES },
+	[OP_CHURN_TRAIL] = { "open-churned-trailing", A_EACCES | A_ENOENT },
+	[OP_CHURN_INTER] = { "stat-churned-intermediate", A_EACCES | A_ENOENT },
 };
 
-enum { M_RENAME, M_DIRRENAME, M_CHMOD, M_CHOWN, M_KNOB, N_MUT };
+enum { M_RENAME, M_DIRRENAME, M_CHMOD, M_CHOWN, M_KNOB, M_CHURN, N_MUT };
 static const char *const mut_names[N_MUT] = {
-	"rename", "dir-rename", "chmod", "lchown", "knob",
+	"rename", "dir-rename", "chmod", "lchown", "knob", "churn",
 };
 
 static const char *const knob_paths[] = {
@@ -242,6 +250,12 @@ static void follower(struct worker *w, unsigned uid)
 		case OP_AT_FIXED_CREAT:
 			link_name(path, sizeof(path), 'F', o, -1);
 			break;
+		case OP_CHURN_TRAIL:
+			snprintf(path, sizeof(path), B "/u/l");
+			break;
+		case OP_CHURN_INTER:
+			snprintf(path, sizeof(path), B "/u/m/file");
+			break;
 		default:
 			link_name(name, sizeof(name), 'G', o, -1);
 			snprintf(path, sizeof(path), "%s/file", name);
@@ -252,8 +266,12 @@ static void follower(struct worker *w, unsigned uid)
 		case OP_OPEN_INTER:
 			rc = open(path, O_RDONLY);
 			break;
+		case OP_CHURN_TRAIL:
+			rc = open(path, O_RDONLY);
+			break;
 		case OP_STAT_TRAIL:
 		case OP_STAT_INTER:
+		case OP_CHURN_INTER:
 			rc = stat(path, &st);
 			break;
 		case OP_AT_TRAIL_MOVING:
@@ -308,6 +326,26 @@ static void mut_rename(struct worker *w)
 				 strerror(errno));
 		else
 			*at = to;
+		w->ops++;
+	}
+}
+
+/* B/u: created with two links, emptied and removed, over and over. */
+static void mut_churn(struct worker *w)
+{
+	unsigned long n = 0;
+
+	while (!sh->stop) {
+		unsigned uid = owner_uid[n++ % NOWN];
+
+		if (mkdir(B "/u", 0700) || chmod(B "/u", 01777) ||
+		    symlink(B "/t/file", B "/u/l") ||
+		    lchown(B "/u/l", uid, uid) ||
+		    symlink(B "/t", B "/u/m") || lchown(B "/u/m", uid, uid) ||
+		    unlink(B "/u/l") || unlink(B "/u/m") || rmdir(B "/u")) {
+			note_bad(w, "churn " B "/u: %s", strerror(errno));
+			break;
+		}
 		w->ops++;
 	}
 }
@@ -548,6 +586,8 @@ int main(int argc, char **argv)
 				mut_chmod(w);
 			else if (w->kind == M_CHOWN)
 				mut_chown(w);
+			else if (w->kind == M_CHURN)
+				mut_churn(w);
 			else
 				mut_knob(w);
 			_exit(0);
