@@ -15,7 +15,7 @@ STICKY = $(PYTHON) harness/sticky.py
 FLAVOR ?=
 
 .PHONY: all deps kernels kernel guest smoke suite posted-check unit check \
-	attack bench v2-demo clean
+	attack bench v2-demo static-check stress clean
 
 all: deps kernels guest
 	$(STICKY) suite $(FLAVOR)
@@ -55,6 +55,13 @@ check: deps
 
 v2-demo: deps guest
 	$(PYTHON) harness/v2_demo.py
+
+static-check: deps
+	$(STICKY) static-check
+
+stress: deps guest
+	$(STICKY) build v1-lockdep v3-lockdep
+	$(STICKY) stress
 
 attack: kernels guest
 	$(STICKY) attack $(FLAVOR)

@@ -28,6 +28,7 @@ step unit-c make --no-print-directory -C common test
 step unit-python $PY -m unittest discover -s harness/tests
 step kernels $PY harness/sticky.py build
 step guest make --no-print-directory -C common
+step static-check $PY harness/sticky.py static-check
 step v3-posted-build $PY harness/sticky.py posted-check
 step smoke $PY harness/sticky.py smoke
 step suite $PY harness/sticky.py suite
@@ -35,6 +36,8 @@ step model-vs-observed make --no-print-directory diff-check
 step regression make --no-print-directory regress
 step attack $PY harness/sticky.py attack --tries 500
 step v2-demo $PY harness/v2_demo.py
+step lockdep-kernels $PY harness/sticky.py build v1-lockdep v3-lockdep
+step stress $PY harness/sticky.py stress
 
 echo
 if [ "$fail" -gt 0 ]; then
