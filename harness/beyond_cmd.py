@@ -18,7 +18,8 @@ def _paths(args):
             'bench': os.path.join(res, 'bench.json'),
             'bench_txt': os.path.join(res, 'bench.txt'),
             'timing': os.path.join(res, 'beyond.timing.json'),
-            'md': os.path.join(args.top, 'results', 'beyond.md')}
+            'md': getattr(args, 'md', None) or
+            os.path.join(args.top, 'results', 'beyond.md')}
 
 
 def _need_prog(args, name):
@@ -216,6 +217,9 @@ def add(sub):
                    help='tries of each planted-link variant (default 20)')
     p.add_argument('--no-namespace', action='store_true',
                    help='skip the per-user /tmp boot in base')
+    p.add_argument('--md', default=None,
+                   help='where the Markdown section goes (default: '
+                   'results/beyond.md, the report\'s section)')
     commands._add_boot_opts(p, 300)
     p.set_defaults(func=cmd_attack)
     p = sub.add_parser('beyond-bench', help='cost of the symlink checks '

@@ -34,7 +34,8 @@ step smoke $PY harness/sticky.py smoke
 step suite $PY harness/sticky.py suite
 step model-vs-observed make --no-print-directory diff-check
 step regression make --no-print-directory regress
-step attack $PY harness/sticky.py attack --tries 500
+step attack $PY harness/sticky.py attack --tries 500 \
+	--md build/results/beyond-check.md
 step v2-demo $PY harness/v2_demo.py
 step lockdep-kernels $PY harness/sticky.py build v1-lockdep v3-lockdep
 step stress $PY harness/sticky.py stress

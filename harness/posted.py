@@ -28,7 +28,10 @@ def run(build, top, v3, stages):
     errors = [line.split(': ', 1)[1] if line.startswith('fs/') or
               '/fs/namei.c:' in line else line
               for line in out.splitlines() if 'error:' in line]
-    errors = [e[e.index('error:'):] for e in errors]
+    # gcc quotes with U+2018/U+2019 in a UTF-8 locale (kbuild unexports
+    # LC_ALL, so the locale cannot be forced): compare in ASCII.
+    errors = [e[e.index('error:'):].replace('\u2018', "'")
+              .replace('\u2019', "'") for e in errors]
     ok = rc != 0 and EXPECTED in errors
     verdict = [
         'v3 patch 1 (as posted), CONFIG_PROTECTED_STICKY_SYMLINKS unset, '
