@@ -57,12 +57,38 @@ def _kernel(args, name):
     return img
 
 
+KVM_PROBE_TIMEOUT = 15
+
+
+def use_kvm(args, flavor):
+    """--kvm asks for KVM; it is used only if a probe boot under KVM ends
+    with a verdict in time (guests have been seen to hang under KVM here).
+    The answer is kept for the rest of the run."""
+    if not getattr(args, 'kvm', False):
+        return False
+    if getattr(args, 'kvm_ok', None) is None:
+        b = qemu.Boot(kernel=_kernel(args, flavor.name),
+                      initrd=guest.initrd(args.build_dir),
+                      job=['/bin/busybox', 'true'],
+                      logdir=os.path.join(args.build_dir, 'logs',
+                                          'kvm-probe'),
+                      timeout=KVM_PROBE_TIMEOUT, kvm=True)
+        if not os.access('/dev/kvm', os.R_OK | os.W_OK):
+            args.kvm_ok, why = False, '/dev/kvm is not usable'
+        else:
+            out = qemu.run(b)
+            args.kvm_ok, why = out.verdict == 'passed', out.line()
+        log(f'KVM probe: {"ok" if args.kvm_ok else "failed"} ({why}); '
+            f'using {"KVM" if args.kvm_ok else "TCG"}')
+    return args.kvm_ok
+
+
 def boot(args, flavor, job, tag, timeout, echo=None, smp=1, icount=''):
     b = qemu.Boot(kernel=_kernel(args, flavor.name),
                   initrd=guest.initrd(args.build_dir), job=job,
                   logdir=os.path.join(args.build_dir, 'logs',
                                       f'{flavor.name}-{tag}'),
-                  timeout=timeout, smp=smp, kvm=getattr(args, 'kvm', False),
+                  timeout=timeout, smp=smp, kvm=use_kvm(args, flavor),
                   icount=icount, echo=echo)
     return qemu.run(b)
 

@@ -133,7 +133,7 @@ def classify(console_text, qemu_rc, timed_out, started):
     status = None
     if qemu_rc is not None and qemu_rc > 0 and qemu_rc & 1:
         status = qemu_rc >> 1
-    if not started:
+    if not started and not timed_out:
         return 'qemu-failed', status, splats
     if 'panic' in splats:
         return 'panic', status, splats
@@ -233,7 +233,8 @@ def run(b):
         reason = err.decode(errors='replace').strip() or \
             f'QEMU exited with {proc.returncode} before any console output'
     elif verdict == 'hang':
-        reason = f'no end within the {b.timeout:.0f}s timeout'
+        reason = f'no end within the {b.timeout:.0f}s timeout' + \
+            ('' if text else ', and no console output at all')
     elif verdict == 'no-verdict':
         reason = (f'QEMU exited with {proc.returncode} without an '
                   f'isa-debug-exit status')

@@ -93,6 +93,9 @@ class TestClassify(unittest.TestCase):
         self.assertEqual(c('boot\n', 3, False, True)[:2], ('failed', 1))
         self.assertEqual(c('', 1, False, False)[0], 'qemu-failed')
         self.assertEqual(c('boot\n', None, True, True)[0], 'hang')
+        # Silent until the timeout (as under KVM here): a hang, not a
+        # failure to start.
+        self.assertEqual(c('', None, True, False)[0], 'hang')
         self.assertEqual(c('boot\n', 0, False, True)[0], 'no-verdict')
         panic = 'Kernel panic - not syncing: Attempted to kill init!\n'
         self.assertEqual(c(panic, 0, False, True)[0], 'panic')
