@@ -25,9 +25,10 @@ step() {
 
 step series-checkpatch $PY harness/sticky.py checkpatch
 step unit-c make --no-print-directory -C common test
-step unit-python $PY -m unittest discover -s harness/tests
 step kernels $PY harness/sticky.py build
 step guest make --no-print-directory -C common
+# After the kernels: the harness fault tests boot build/base/bzImage.
+step unit-python $PY -m unittest discover -s harness/tests
 step static-check $PY harness/sticky.py static-check
 step v3-posted-build $PY harness/sticky.py posted-check
 step smoke $PY harness/sticky.py smoke
