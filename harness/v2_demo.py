@@ -172,8 +172,8 @@ def compare(v1, v2):
     knobs_a = v1.data['facts'].get('knobs')
     knobs_b = v2.data['facts'].get('knobs')
     out.append(('record', knobs_a == knobs_b, 'boot knobs: %s' % (
-        'same' if knobs_a == knobs_b else 'v1 %s / v2 %s' % (knobs_a,
-                                                            knobs_b))))
+        'same' if knobs_a == knobs_b else
+        'v1 %s / v2 %s' % (knobs_a, knobs_b))))
     model = sd_check.check_file(v2)
     out.append(('model', model.ok,
                 "v1's rule model explains %d of %d v2 cases%s"

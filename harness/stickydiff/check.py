@@ -59,9 +59,9 @@ def format_outcome(outcome):
 
 def describe_params(params):
     links = params.get("links") or []
-    chain = ",".join("%s:%s/%s>%s" % (l["kind"][:5], l["dir_mode"],
-                                      l["dir_owner"], l["owner"])
-                     for l in links) or "no link followed"
+    chain = ",".join("%s:%s/%s>%s" % (link["kind"][:5], link["dir_mode"],
+                                      link["dir_owner"], link["owner"])
+                     for link in links) or "no link followed"
     return ("dir %s/%s link %s follower %s (fsuid %s) %s %s mount %s [%s]"
             % (params.get("dir_mode"), params.get("dir_owner"),
                params.get("link_owner"), params.get("follower"),

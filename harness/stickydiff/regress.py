@@ -159,8 +159,8 @@ def canonical(data):
     head = json.dumps(rest, indent=1, sort_keys=True)
     cases = data.get("cases", {})
     rows = ",\n".join("  %s: %s" % (json.dumps(cid),
-                                     json.dumps(cases[cid], sort_keys=True))
-                       for cid in sorted(cases))
+                                    json.dumps(cases[cid], sort_keys=True))
+                      for cid in sorted(cases))
     body = "{\n%s\n }" % rows if rows else "{}"
     if rest:
         return '%s,\n "cases": %s\n}\n' % (head[:-2], body)

@@ -152,7 +152,7 @@ def render(analysis):
     for _path, text in analysis.sections or []:
         out.append(mdlite.to_html(text))
     out.append("<h2>Causes</h2><ul>%s</ul>" % "".join(
-        "<li>%s</li>" % escape(l) for l in cause_legend()))
+        "<li>%s</li>" % escape(line) for line in cause_legend()))
     out.append("<h2>Model assumptions</h2><ul>%s</ul>" % "".join(
         "<li>%s</li>" % escape(a) for a in ASSUMPTIONS))
     out += ["</body>", "</html>"]

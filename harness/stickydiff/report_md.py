@@ -74,7 +74,7 @@ def _pair(pair_diff):
         for group in sorted(groups.values(), key=lambda g: (-g.count,
                                                             g.cause)):
             lines += ["- %s: %d case(s)" % (group.cause, group.count), ""]
-            lines += ["  " + l for l in _table(
+            lines += ["  " + line for line in _table(
                 ("setting", "case", pair.a, pair.b),
                 [_row(pair, r) for r in group.rows])]
             lines.append("")
@@ -137,7 +137,7 @@ def render(analysis):
     lines += _range_diff(analysis)
     for _path, text in analysis.sections or []:
         lines += [text.rstrip("\n"), ""]
-    lines += ["## Causes", ""] + ["- " + l for l in cause_legend()]
+    lines += ["## Causes", ""] + ["- " + line for line in cause_legend()]
     lines += ["", "## Model assumptions", ""]
     lines += ["- " + a for a in ASSUMPTIONS]
     return "\n".join(lines) + "\n"

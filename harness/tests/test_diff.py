@@ -95,7 +95,6 @@ class DiffTest(unittest.TestCase):
             (f, 1) for f, _, _ in diff.static_differences(
                 pair_named("v3y vs v3")))), {"boot_default", "kconfig"})
 
-
     def test_observed_interface_differences(self):
         _, result = self.groups("v1 vs v1-nosec")
         fields = {f: (a, b) for f, a, b in result.observed}
@@ -121,7 +120,7 @@ class StepsTest(unittest.TestCase):
 
     def test_lsm_to_vfs_passes_artifact_then_placement(self):
         from stickydiff.model import config_for
-        labels = [l for l, _ in causes.steps(
+        labels = [label for label, _ in causes.steps(
             config_for("v1", support.knobs("v1", "ps0-own1")),
             config_for("v3", support.knobs("v3", "ps0-own1")), False)]
         self.assertEqual(labels, [causes.ARTIFACT, causes.PLACEMENT,

@@ -13,8 +13,8 @@ import v2_demo
 
 def added_lines(path):
     with open(path, encoding="utf-8") as stream:
-        return [l for l in stream if l.startswith("+")
-                and not l.startswith("+++")]
+        return [line for line in stream if line.startswith("+")
+                and not line.startswith("+++")]
 
 
 class FixtureTest(unittest.TestCase):
@@ -34,9 +34,9 @@ class FixtureTest(unittest.TestCase):
         v2 = flavors.series_patches("v2", v2_demo.FIXTURES)[0]
         v1 = flavors.series_patches("v1", v2_demo.TOP)[0]
         old, new = added_lines(v1), added_lines(v2)
-        self.assertTrue(any("S_ISLNK" in l for l in old))
-        self.assertFalse(any("S_ISLNK" in l for l in new))
-        dropped = [l for l in old if l not in new]
+        self.assertTrue(any("S_ISLNK" in line for line in old))
+        self.assertFalse(any("S_ISLNK" in line for line in new))
+        dropped = [line for line in old if line not in new]
         self.assertEqual(len(dropped), 2, dropped)   # the if line, reflowed
         with open(v2, encoding="utf-8") as stream:
             self.assertIn("Subject: [PATCH v2]", stream.read())
