@@ -208,6 +208,15 @@ class Bench(unittest.TestCase):
         self.assertEqual(len(bad), 1)
         self.assertIn('v3', bad[0])
 
+    def test_judge_bench_skips_the_no_link_control(self):
+        over = [{'flavor': 'v3', 'knob': 'k', 'case': 'nolink/open_close',
+                 'pct_fast': 1.07, 'pct_min': 0.0, 'pct_median': 0.0},
+                {'flavor': 'v3', 'knob': 'k', 'case': 'trail/stat',
+                 'pct_fast': 1.2, 'pct_min': 1.2, 'pct_median': 1.2}]
+        bad = failures(beyond.judge_bench(over))
+        self.assertEqual(len(bad), 1)
+        self.assertIn('trail/stat', bad[0])
+
     def test_base_setting(self):
         self.assertEqual(beyond.base_setting('ps1-own0'), 'ps1-own-')
 
