@@ -101,6 +101,44 @@ static void emit(const char *kind, const char *setting, const char *comm, struct
 	out_json(&j);
 }
 
+/*
+ * Opens the link at path `count` times as B, named `comm`, and collects
+ * what /dev/kmsg got meanwhile. Returns the opens made, or -1 when
+ * /dev/kmsg cannot be opened or root's identity cannot be restored;
+ * *errs counts an identity switch that failed.
+ */
+static int denials(const char *path, const char *comm, int count, struct msgs *m,
+		   int *ret, int *err, double *ms, int *errs)
+{
+	char why[512];
+	int done = 0, fd = kmsg_open();
+	double t0;
+
+	if (fd < 0) {
+		out_error("log", "open /dev/kmsg: %s", strerror(errno));
+		return -1;
+	}
+	prctl(PR_SET_NAME, comm);
+	t0 = now_ms();
+	if (ident_switch(F_B, why, sizeof why) == 0) {
+		for (; done < count; done++)
+			*ret = do_op(OP_OPEN_RDONLY, path, NULL, 0, err);
+	} else {
+		out_error("log", "%s", why);
+		(*errs)++;
+	}
+	*ms = now_ms() - t0;
+	if (ident_restore(why, sizeof why)) {
+		out_error("log", "%s", why);
+		close(fd);
+		return -1;
+	}
+	prctl(PR_SET_NAME, "sticky-suite");
+	kmsg_drain(fd, m);
+	close(fd);
+	return done;
+}
+
 /* ps/own: the setting to run under. Returns the number of errors. */
 int run_log_tests(int ps, int own)
 {
@@ -109,8 +147,8 @@ int run_log_tests(int ps, int own)
 	struct layout L;
 	static struct msgs m;
 	char why[512];
-	int fd, ret = 0, err = 0, errs = 0;
-	double t0;
+	int ret = 0, err = 0, errs = 0, single_n, done;
+	double ms;
 
 	if (own_kind < 0)
 		snprintf(s.label, sizeof s.label, "ps%d-own-", ps);
@@ -122,48 +160,15 @@ int run_log_tests(int ps, int own)
 		return 1;
 	}
 	/* one denial */
-	fd = kmsg_open();
-	if (fd < 0) {
-		out_error("log", "open /dev/kmsg: %s", strerror(errno));
-		return 1;
-	}
-	prctl(PR_SET_NAME, "stickyprobe");
-	if (ident_switch(F_B, why, sizeof why) == 0) {
-		ret = do_op(OP_OPEN_RDONLY, L.path, NULL, 0, &err);
-	} else {
-		out_error("log", "%s", why);
-		errs++;
-	}
-	if (ident_restore(why, sizeof why)) {
-		out_error("log", "%s", why);
+	if (denials(L.path, "stickyprobe", 1, &m, &ret, &err, &ms, &errs) < 0)
 		return errs + 1;
-	}
-	prctl(PR_SET_NAME, "sticky-suite");
-	kmsg_drain(fd, &m);
-	close(fd);
 	emit("single", s.label, "stickyprobe", &m, 1, ret, err, 1);
-	int single_n = m.n;
+	single_n = m.n;
 
 	/* burst of 100 */
-	fd = kmsg_open();
-	prctl(PR_SET_NAME, "stickyburst");
-	t0 = now_ms();
-	int done = 0;
-	if (ident_switch(F_B, why, sizeof why) == 0) {
-		for (; done < 100; done++)
-			ret = do_op(OP_OPEN_RDONLY, L.path, NULL, 0, &err);
-	} else {
-		out_error("log", "%s", why);
-		errs++;
-	}
-	double ms = now_ms() - t0;
-	if (ident_restore(why, sizeof why)) {
-		out_error("log", "%s", why);
+	done = denials(L.path, "stickyburst", 100, &m, &ret, &err, &ms, &errs);
+	if (done < 0)
 		return errs + 1;
-	}
-	prctl(PR_SET_NAME, "sticky-suite");
-	kmsg_drain(fd, &m);
-	close(fd);
 	emit("burst", s.label, "stickyburst", &m, done, ret, err, done == 100);
 	out_console("# log: single %d message(s); burst of %d took %.1f ms, %d message(s)\n",
 		    single_n, done, ms, m.n);
