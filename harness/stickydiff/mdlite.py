@@ -1,7 +1,17 @@
 """Just enough Markdown to HTML for the report's embedded sections:
 headings, pipe tables, bullet lists, fenced code and paragraphs."""
 
+import re
 from html import escape
+
+
+def inline(text):
+    """Escapes text, then renders `code`, **bold** and *emphasis*."""
+    out = escape(text, quote=False)
+    out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
+    out = re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", out)
+    return re.sub(r"(?<![\w*])\*([^*\s][^*]*)\*(?![\w*])", r"<i>\1</i>",
+                  out)
 
 
 def _cells(row):
@@ -14,7 +24,7 @@ def to_html(text):
 
     def flush():
         if para:
-            out.append("<p>%s</p>" % escape(" ".join(para)))
+            out.append("<p>%s</p>" % inline(" ".join(para)))
             para.clear()
     while i < len(lines):
         line = lines[i]
@@ -29,7 +39,7 @@ def to_html(text):
         if line.startswith("#"):
             flush()
             level = min(len(line) - len(line.lstrip("#")) + 1, 6)
-            out.append("<h%d>%s</h%d>" % (level, escape(line.lstrip("# ")),
+            out.append("<h%d>%s</h%d>" % (level, inline(line.lstrip("# ")),
                                           level))
         elif line.startswith("|"):
             flush()
@@ -40,9 +50,9 @@ def to_html(text):
             body = [r for r in rows[1:]
                     if not all(set(c) <= set("-: ") for c in r)]
             out.append("<table><tr>%s</tr>%s</table>" % (
-                "".join("<th>%s</th>" % escape(c) for c in rows[0]),
+                "".join("<th>%s</th>" % inline(c) for c in rows[0]),
                 "".join("<tr>%s</tr>" % "".join(
-                    "<td>%s</td>" % escape(c) for c in r) for r in body)))
+                    "<td>%s</td>" % inline(c) for c in r) for r in body)))
             continue
         elif line.startswith(("- ", "* ")):
             flush()
@@ -51,7 +61,7 @@ def to_html(text):
                 items.append(lines[i][2:])
                 i += 1
             out.append("<ul>%s</ul>" % "".join(
-                "<li>%s</li>" % escape(x) for x in items))
+                "<li>%s</li>" % inline(x) for x in items))
             continue
         elif not line.strip():
             flush()

@@ -160,3 +160,8 @@ class MdliteTest(unittest.TestCase):
         self.assertIn("<ul><li>one</li><li>two</li></ul>", html)
         self.assertIn("<pre>x &lt; y</pre>", html)
         self.assertIn("<p>text</p>", html)
+
+    def test_inline_code_bold_emphasis(self):
+        from stickydiff import mdlite
+        self.assertEqual(mdlite.inline("`a<b` **0/20** *planted* x*y"),
+                         "<code>a&lt;b</code> <b>0/20</b> <i>planted</i> x*y")
