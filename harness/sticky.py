@@ -59,6 +59,10 @@ def _terminated(signum, frame):
 
 def main(argv=None):
     signal.signal(signal.SIGTERM, _terminated)
+    # A shell without job control starts background commands with SIGINT
+    # ignored, and Python then keeps it ignored: Ctrl-C (or CI's SIGINT)
+    # would leave QEMU running. Always turn it into KeyboardInterrupt.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     argv, job = split_job(sys.argv[1:] if argv is None else list(argv))
     p = parser()
     args = p.parse_args(argv)
