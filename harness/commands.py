@@ -5,6 +5,7 @@ import json
 import os
 
 import bench
+import coverletter
 import flavors as flv
 import guest
 import kernels
@@ -226,6 +227,11 @@ def add_check_commands(sub):
     p = sub.add_parser('checkpatch',
                        help='checkpatch.pl --strict on every series')
     p.set_defaults(func=cmd_checkpatch)
+    p = sub.add_parser('cover-letters',
+                       help='regenerate every cover letter (--check: '
+                       'fail when one is stale)')
+    p.add_argument('--check', action='store_true')
+    p.set_defaults(func=cmd_cover_letters)
     p = sub.add_parser('range-diff',
                        help='git range-diff of the v1 and v3 series')
     p.set_defaults(func=cmd_range_diff)
@@ -238,6 +244,22 @@ def cmd_checkpatch(args):
             src = tree.pristine(args.build_dir, Stages())
     ok = seriescheck.run(args.top, src)
     return 0 if ok else 1
+
+
+def cmd_cover_letters(args):
+    with BuildLock(args.build_dir, wait=not args.no_wait):
+        src = tree.pristine(args.build_dir, Stages())
+    bad = 0
+    for rev in seriescheck.revisions(args.top):
+        rev_dir = os.path.join(args.top, rev)
+        if args.check:
+            problem = coverletter.check(rev_dir, src, args.build_dir)
+            log(f'{"not ok" if problem else "ok"} {rev}/'
+                f'{coverletter.NAME}' + (f': {problem}' if problem else ''))
+            bad += problem is not None
+        else:
+            log(f'wrote {coverletter.write(rev_dir, src, args.build_dir)}')
+    return 1 if bad else 0
 
 
 def cmd_range_diff(args):

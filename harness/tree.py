@@ -28,9 +28,11 @@ IDENT = ['-c', 'user.name=Sticky Symlinks Porter',
          '-c', 'user.email=porter@localhost']
 
 
-def git(repo, *args, check=True):
+def git(repo, *args, check=True, env=None, stdin=None, input=None,
+        text=True):
     res = subprocess.run(['git', '-C', repo, *IDENT, *args],
-                         capture_output=True, text=True)
+                         capture_output=True, text=text, env=env,
+                         stdin=stdin, input=input)
     if check and res.returncode:
         raise HarnessError(f"git {' '.join(args)} in {repo} failed:\n"
                            f'{res.stderr.strip()}')
