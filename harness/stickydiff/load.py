@@ -8,6 +8,7 @@ import json
 import os
 from dataclasses import dataclass, field
 
+from . import caseids
 from .flavors import FLAVOR_ORDER, FLAVORS
 
 TOP_KEYS = ("flavor", "facts", "settings", "cases", "sysctl", "log",
@@ -96,6 +97,12 @@ def parse(path, text, flavor=None):
     if name not in FLAVORS:
         raise LoadError("%s: unknown flavor %r (known: %s)"
                         % (path, name, ", ".join(FLAVOR_ORDER)))
+    if isinstance(data["cases"], dict):
+        # The compact committed form (results/expected): params from ids.
+        try:
+            data = caseids.expand(data)
+        except caseids.CaseIdError as err:
+            raise LoadError("%s: %s" % (path, err)) from None
     result = ResultFile(path=path, flavor=name, data=data)
     for index, case in enumerate(data["cases"]):
         _check_case(path, case, index)
