@@ -67,7 +67,9 @@ def analyse(results_dir, range_diff_path=None, full=True):
         return out
     for flavor, result in out.files.items():
         out.matrices[flavor] = matrices(result, out.checks[flavor])
-    out.diffs, out.join_errors = diff_all(out.files)
+    out.diffs, out.join_errors = diff_all(
+        out.files, predictions={f: c.predictions
+                                for f, c in out.checks.items()})
     out.interface = interface_rows(out.files)
     out.range_diff, out.range_diff_note = read_range_diff(range_diff_path)
     return out

@@ -1,40 +1,113 @@
 """Why two flavors' predictions differ: counterfactual steps on Configs.
 
-Starting from flavor A's Config, the attributes are changed one at a time
-towards flavor B's Config; each step carries a cause label, and a cause is
-blamed for a case when its step changes the model's prediction for it.
+Starting from one flavor's Config, the attributes are changed one at a
+time towards the other flavor's Config; each step carries a cause, and a
+cause is blamed for a case when its step changes the model's prediction
+for it.  The walk always starts from the flavor that comes first in
+FLAVOR_ORDER, so a pair gives the same causes whichever side it names
+first.
+
+Every label a group can carry is in CAUSES, with the note the report's
+legend prints; a group's name joins several labels with " + ".
 """
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
-from .flavors import STAGE_LSM_2010, STAGE_LSM_61, STAGE_VFS
-from .model import predict
+from .flavors import FLAVOR_ORDER, STAGE_LSM_2010, STAGE_LSM_61, STAGE_VFS
+from .model import ARTIFACT_ATIME, ARTIFACT_ELOOP, OWN, predict
 
 DEFAULT_VALUE = "default value"
 KNOB_SETTING = "knob setting"
 PLACEMENT = "placement LSM vs VFS"
-WHICH_LINKS = "which links are checked"
+MAINLINE_OFF = "mainline's knob off in this setting"
+INTERMEDIATE = "intermediate link"
 CONFIG_DEP = "config dependence"
 INTERFACE = "interface"
 LOG_TEXT = "log text"
-ARTIFACT = "porting artifact"
+ARTIFACT_ATIME_CAUSE = "porting artifact: atime touched before LSM hook"
+ARTIFACT_ELOOP_CAUSE = "porting artifact: ELOOP before LSM hook"
+CONTROL_DIFFERS = "control result differs"
+PARAMS_DIFFER = "case parameters differ"
 UNEXPLAINED = "unexplained"
-CONTROL_DIFFERS = "control result or params differ"
+JOIN = " + "
 
-CAUSE_NOTES = {
-    DEFAULT_VALUE: "the knobs' boot values differ",
-    KNOB_SETTING: "the knobs in force differ",
-    PLACEMENT: "own rule before (VFS) or after (LSM) mainline's check;"
-               " decides which rule denies and so what is logged",
-    WHICH_LINKS: "the set of links the sticky rule is applied to differs"
-                 " (trailing only, every link, none)",
-    CONFIG_DEP: "the LSM hook is compiled out with CONFIG_SECURITY=n",
-    LOG_TEXT: "v1 and v3 print different messages",
-    ARTIFACT: "6.1 calls security_inode_follow_link() after the ELOOP"
-              " check and touch_atime(); in 2010 it ran before",
-}
+
+@dataclass(frozen=True)
+class Cause:
+    name: str
+    kind: str       # design, porting, configuration, setting, run, failure
+    note: str
+
+
+CAUSES = {c.name: c for c in (
+    Cause(DEFAULT_VALUE, "design",
+          "the knobs' boot values differ (setting `boot` only): v1 is on"
+          " by default, v3 off unless built with"
+          " CONFIG_PROTECTED_STICKY_SYMLINKS=y"),
+    Cause(KNOB_SETTING, "setting",
+          "the knobs in force differ in this joined setting"),
+    Cause(PLACEMENT, "design",
+          "where the revision's rule runs relative to mainline's"
+          " may_follow_link(): before it (v3, in the VFS) or after it (v1,"
+          " an LSM hook); on a trailing link both refuse, and the placement"
+          " decides which rule refuses and so what is logged"),
+    Cause(MAINLINE_OFF, "setting",
+          "against mainline (base): a trailing link that the revision"
+          " refuses and mainline would refuse too, but"
+          " fs.protected_symlinks is 0 in this setting"),
+    Cause(INTERMEDIATE, "design",
+          "against mainline (base): the link is intermediate (a directory"
+          " component, or inside a link's body); the revisions check every"
+          " link, mainline's may_follow_link() only the trailing one"),
+    Cause(CONFIG_DEP, "configuration",
+          "the rule is compiled out: v1's LSM hook needs CONFIG_SECURITY=y;"
+          " without it the knob exists, accepts writes and does nothing"),
+    Cause(INTERFACE, "design",
+          "knob name, polarity, mode, accepted inputs, documentation or"
+          " Kconfig differ"),
+    Cause(LOG_TEXT, "design",
+          "the two rules print different messages (mainline prints none)"),
+    Cause(ARTIFACT_ATIME_CAUSE, "porting",
+          "6.1 calls security_inode_follow_link() after touch_atime(), so a"
+          " follow v1 refuses still updates the link's atime; in 2010 the"
+          " hook ran before"),
+    Cause(ARTIFACT_ELOOP_CAUSE, "porting",
+          "6.1 tests nosymfollow / RESOLVE_NO_SYMLINKS before calling"
+          " security_inode_follow_link(), so v1 answers ELOOP where v3"
+          " (which runs first) answers EACCES; in 2010 the hook ran before"),
+    Cause(CONTROL_DIFFERS, "run",
+          "the same operation on the target, without any link, gave"
+          " different results in the two kernels (observed), which no"
+          " sticky rule explains"),
+    Cause(PARAMS_DIFFER, "run",
+          "the two records of this case id carry different parameters"
+          " (ids read back, links, searched directories)"),
+    Cause(UNEXPLAINED, "failure",
+          "the model cannot account for the difference: a kernel bug, a"
+          " porting bug or a gap in the model; must be zero"),
+)}
+
+ARTIFACT_CAUSES = {ARTIFACT_ATIME: ARTIFACT_ATIME_CAUSE,
+                   ARTIFACT_ELOOP: ARTIFACT_ELOOP_CAUSE}
+
+# Placeholder labels of steps that are named once their effect is known.
+_STEP_ARTIFACT = "(stage: LSM 2010 vs 6.1)"
+_STEP_RULE = "(own rule present vs absent)"
 
 _STAGES = (STAGE_LSM_61, STAGE_LSM_2010, STAGE_VFS)
+
+
+def parts(group_name):
+    """The cause labels of a group name ("a + b" -> ["a", "b"])."""
+    return group_name.split(JOIN)
+
+
+def canonical_first(flavor_a, flavor_b):
+    """True when flavor_a is where the attribution walk starts."""
+    def rank(name):
+        return (FLAVOR_ORDER.index(name) if name in FLAVOR_ORDER
+                else len(FLAVOR_ORDER), name)
+    return rank(flavor_a) <= rank(flavor_b)
 
 
 def _stage_steps(current, target):
@@ -45,7 +118,7 @@ def _stage_steps(current, target):
     step = 1 if there > here else -1
     while here != there:
         nxt = here + step
-        label = ARTIFACT if {here, nxt} == {0, 1} else PLACEMENT
+        label = _STEP_ARTIFACT if {here, nxt} == {0, 1} else PLACEMENT
         current = replace(current, stage=_STAGES[nxt])
         steps.append((label, current))
         here = nxt
@@ -53,14 +126,15 @@ def _stage_steps(current, target):
 
 
 def steps(config_a, config_b, boot):
-    """[(cause, config)] leading from config_a to config_b."""
+    """[(label, config)] leading from config_a to config_b; the labels
+    _STEP_ARTIFACT and _STEP_RULE are named by attribute()."""
     knob_label = DEFAULT_VALUE if boot else KNOB_SETTING
     out = []
     current = config_a
     if (current.own is None) != (config_b.own is None):
         current = replace(current, own=config_b.own, own_on=config_b.own_on,
                           compiled=config_b.compiled, stage=config_b.stage)
-        out.append((WHICH_LINKS, current))
+        out.append((_STEP_RULE, current))
     if current.compiled != config_b.compiled:
         current = replace(current, compiled=config_b.compiled)
         out.append((CONFIG_DEP, current))
@@ -86,30 +160,57 @@ def attribute(case_a, config_a, case_b, config_b, boot):
     """(outcome causes, verdict causes) for one joined case.
 
     Outcome causes changed ret/errno/atime; verdict causes changed only
-    the deciding rule or its log message.
+    the deciding rule or its log message.  Call it with the side that
+    canonical_first() names as A, so that a pair gives the same labels
+    whichever side it names first.
     """
     previous = predict(case_a, config_a)
     outcome_causes, verdict_causes = [], []
     for label, config in steps(config_a, config_b, boot):
         current = predict(case_a, config)
-        if label == ARTIFACT:
-            label = _artifact_label(previous, current)
-        _blame(previous, current, label, outcome_causes, verdict_causes)
+        if _changes(previous, current):
+            if label == _STEP_ARTIFACT:
+                label = _artifact_label(previous, current)
+            elif label == _STEP_RULE:
+                label = _rule_label(case_a, config.mainline, previous,
+                                    current)
+            _blame(previous, current, label, outcome_causes,
+                   verdict_causes)
         previous = current
     # The walk above used A's record; B's own record may carry another
     # control result or other params, which no sticky rule explains.
-    _blame(previous, predict(case_b, config_b), CONTROL_DIFFERS,
-           outcome_causes, verdict_causes)
+    last = predict(case_b, config_b)
+    if _changes(previous, last):
+        label = (PARAMS_DIFFER if case_a["params"] != case_b["params"]
+                 else CONTROL_DIFFERS)
+        _blame(previous, last, label, outcome_causes, verdict_causes)
     return outcome_causes, verdict_causes
 
 
+def _changes(before, after):
+    return after.verdict() != before.verdict()
+
+
 def _artifact_label(before, after):
-    """Name the artifact: "porting artifact (ELOOP before LSM hook)"."""
-    names = before.artifacts or after.artifacts
-    if not names:
-        return ARTIFACT
-    details = [n.split(": ", 1)[-1] for n in names]
-    return "%s (%s)" % (ARTIFACT, ", ".join(details))
+    """Which porting artifact the LSM 6.1 <-> 2010 step produced; a change
+    the model names no single artifact for is not guessed at."""
+    names = set(before.artifacts) | set(after.artifacts)
+    labels = [ARTIFACT_CAUSES[n] for n in names if n in ARTIFACT_CAUSES]
+    return labels[0] if len(labels) == 1 else UNEXPLAINED
+
+
+def _rule_label(case, mainline_on, before, after):
+    """Name the step that adds or removes the revision's own rule (one
+    side is base): it decided at an intermediate link, at a trailing link
+    while mainline's knob is off, or at a trailing link that mainline
+    refuses too (then only which rule refuses differs)."""
+    own = next((p for p in (before, after) if p.decider == OWN), None)
+    links = case["params"].get("links") or []
+    if own is None or own.link is None or own.link >= len(links):
+        return UNEXPLAINED
+    if links[own.link]["kind"] == "intermediate":
+        return INTERMEDIATE
+    return PLACEMENT if mainline_on else MAINLINE_OFF
 
 
 def _blame(before, after, label, outcome_causes, verdict_causes):

@@ -5,7 +5,7 @@ from typing import Optional, Tuple
 
 from . import causes, interface, settings
 from .check import describe_params, format_outcome
-from .flavors import FLAVORS
+from .flavors import FLAVOR_ORDER, FLAVORS
 from .model import ModelError, config_for, observed_outcome, outcomes_agree
 from .model import predict
 
@@ -14,6 +14,7 @@ STATIC_FIELDS = ("path", "polarity", "boot_default", "doc", "kconfig",
                  "log_text")
 OBSERVED_FIELDS = ("knob", "present", "mode", "boot value (observed)",
                    "accepted", "log text (observed)")
+BASE = "base"
 
 
 def interface_cause(field_name):
@@ -41,6 +42,18 @@ PAIRS = (
 )
 
 
+def pairs_for(flavors, pairs=PAIRS):
+    """The declared pairs, then "<flavor> vs base" for every other flavor
+    present that no declared pair compares with base."""
+    out = list(pairs)
+    with_base = {p.a for p in pairs if p.b == BASE} | {
+        p.b for p in pairs if p.a == BASE}
+    for name in flavors:
+        if name != BASE and name not in with_base:
+            out.append(Pair("%s vs base" % name, name, BASE))
+    return out
+
+
 class JoinError(Exception):
     """Two result files that cannot be joined case by case."""
 
@@ -54,6 +67,13 @@ class Row:
     outcome_b: tuple
     rule_a: str = ""
     rule_b: str = ""
+    setting_b: str = ""
+
+    @property
+    def settings_text(self):
+        if not self.setting_b or self.setting_b == self.setting:
+            return self.setting
+        return "%s ~ %s" % (self.setting, self.setting_b)
 
     def side(self, which):
         outcome, rule = ((self.outcome_a, self.rule_a) if which == "a"
@@ -63,7 +83,7 @@ class Row:
 
     def describe(self, pair):
         return "%s %s: %s -> %s %s vs %s %s" % (
-            self.setting, self.case_id, describe_params(self.params),
+            self.settings_text, self.case_id, describe_params(self.params),
             pair.a, self.side("a"), pair.b, self.side("b"))
 
 
@@ -92,10 +112,19 @@ class Group:
         self.members.append(row)
 
     @property
+    def causes(self):
+        return causes.parts(self.cause)
+
+    @property
+    def ordered(self):
+        """Every member, the most typical first."""
+        return sorted(self.members, key=typicality)
+
+    @property
     def rows(self):
         """A few representative rows, of different shapes."""
         out, shapes = [], set()
-        for row in sorted(self.members, key=typicality):
+        for row in self.ordered:
             shape = (row.params.get("position"), row.params.get("op"),
                      row.params.get("mount"), row.setting)
             if shape not in shapes:
@@ -123,26 +152,56 @@ class PairDiff:
 
     @property
     def unexplained(self):
-        group = self.differ.get(causes.UNEXPLAINED)
-        return group.count if group else 0
+        return sum(g.count for g in list(self.differ.values())
+                   + list(self.same_outcome.values())
+                   if causes.UNEXPLAINED in g.causes)
+
+    def cause_counts(self):
+        """{cause label: cases whose different outcome it is part of}."""
+        out = {}
+        for group in self.differ.values():
+            for label in group.causes:
+                out[label] = out.get(label, 0) + group.count
+        return out
 
 
 def _group(groups, cause, row):
     groups.setdefault(cause, Group(cause)).add(row)
 
 
+def _labels(result, wanted):
+    labels = sorted(set(result.settings) | {"boot"})
+    if wanted is None:
+        return labels
+    for label in wanted:
+        if label not in labels:
+            raise JoinError("%s: has no setting %s" % (result.path, label))
+    return list(wanted)
+
+
+def _joins(label_a, label_b):
+    """Do two setting labels describe the same knobs in force?  `boot`
+    joins `boot`; `psP-ownO` joins the same label, and base's `psP-own-`
+    joins every `psP-own<O>`."""
+    if "boot" in (label_a, label_b):
+        return label_a == label_b
+    (ps_a, own_a), (ps_b, own_b) = (settings.parse(label_a),
+                                    settings.parse(label_b))
+    return ps_a == ps_b and (own_a == own_b or None in (own_a, own_b))
+
+
 def _joined_settings(pair, file_a, file_b):
-    labels = pair.settings or sorted(set(file_a.settings) | {"boot"})
+    """[(label A, label B)]: the pair's labels of A, each joined with
+    every label of B that means the same knobs; either side may be base."""
     out = []
-    for label in labels:
-        if label not in file_a.settings and label != "boot":
-            raise JoinError("%s: has no setting %s (needed for %s)"
-                            % (file_a.path, label, pair.title))
-        other = settings.counterpart(label, pair.b)
-        if other not in file_b.settings and other != "boot":
-            raise JoinError("%s: has no setting %s (joins %s %s)"
-                            % (file_b.path, other, file_a.path, label))
-        out.append((label, other))
+    labels_b = _labels(file_b, None)
+    for label in _labels(file_a, pair.settings):
+        others = [other for other in labels_b if _joins(label, other)]
+        if not others:
+            raise JoinError("%s: has no setting that joins %s %s (needed"
+                            " for %s)" % (file_b.path, file_a.path, label,
+                                          pair.title))
+        out += [(label, other) for other in others]
     return out
 
 
@@ -184,36 +243,69 @@ def observed_differences(file_a, file_b):
             if row_a[name] != row_b[name]]
 
 
-def _classify(out, label_a, label_b, cid, case_a, case_b, file_a, file_b):
+class _Side:
+    """One flavor of a pair: its file, configs and cached predictions."""
+
+    def __init__(self, result, predictions=None):
+        self.result = result
+        self.predictions = predictions or {}
+        self.configs = {}
+
+    def config(self, label):
+        if label not in self.configs:
+            self.configs[label] = config_for(self.result.flavor,
+                                             self.result.knobs(label))
+        return self.configs[label]
+
+    def predict(self, key, case):
+        if key in self.predictions:
+            return self.predictions[key]
+        return predict(case, self.config(key[0]))
+
+
+def _classify(out, labels, cid, side_a, side_b):
+    label_a, label_b = labels
+    case_a = side_a.result.cases[(label_a, cid)]
+    case_b = side_b.result.cases[(label_b, cid)]
     obs_a, obs_b = observed_outcome(case_a), observed_outcome(case_b)
-    row = Row(label_a, cid, case_a["params"], obs_a, obs_b)
+    row = Row(label_a, cid, case_a["params"], obs_a, obs_b,
+              setting_b=label_b)
+    observed_differ = not outcomes_agree(obs_a, obs_b)
     try:
-        config_a = config_for(file_a.flavor, file_a.knobs(label_a))
-        config_b = config_for(file_b.flavor, file_b.knobs(label_b))
-        pred_a, pred_b = predict(case_a, config_a), predict(case_b, config_b)
+        pred_a = side_a.predict((label_a, cid), case_a)
+        pred_b = side_b.predict((label_b, cid), case_b)
     except (ModelError, KeyError, ValueError):
-        if not outcomes_agree(obs_a, obs_b):
+        if observed_differ:
             _group(out.differ, causes.UNEXPLAINED, row)
         return
     explained = (outcomes_agree(obs_a, pred_a.outcome())
                  and outcomes_agree(obs_b, pred_b.outcome()))
-    observed_differ = not outcomes_agree(obs_a, obs_b)
     if observed_differ and not explained:
         _group(out.differ, causes.UNEXPLAINED, row)
         return
     if not explained:
         return      # same observation, but the check lists the mismatch
-    outcome_causes, verdict_causes = causes.attribute(
-        case_a, config_a, case_b, config_b, label_a == "boot")
+    if not observed_differ and pred_a.verdict()[3:] == pred_b.verdict()[3:]:
+        return
+    outcome_causes, verdict_causes = _attribute(
+        (case_a, side_a.config(label_a)), (case_b, side_b.config(label_b)),
+        side_a.result.flavor, side_b.result.flavor, label_a == "boot")
     if observed_differ:
-        _group(out.differ, " + ".join(outcome_causes) or causes.UNEXPLAINED,
-               row)
-    elif pred_a.verdict()[3:] != pred_b.verdict()[3:]:
+        _group(out.differ, causes.JOIN.join(outcome_causes)
+               or causes.UNEXPLAINED, row)
+    else:
         row.rule_a = _rule(pred_a)
         row.rule_b = _rule(pred_b)
-        _group(out.same_outcome,
-               " + ".join(verdict_causes + outcome_causes)
-               or causes.UNEXPLAINED, row)
+        _group(out.same_outcome, causes.JOIN.join(
+            verdict_causes + outcome_causes) or causes.UNEXPLAINED, row)
+
+
+def _attribute(side_a, side_b, flavor_a, flavor_b, boot):
+    """causes.attribute() walked from the canonical side."""
+    if not causes.canonical_first(flavor_a, flavor_b):
+        side_a, side_b = side_b, side_a
+    return causes.attribute(side_a[0], side_a[1], side_b[0], side_b[1],
+                            boot)
 
 
 def _rule(prediction):
@@ -222,30 +314,36 @@ def _rule(prediction):
     return prediction.decider
 
 
-def diff_pair(pair, files):
-    """PairDiff of one pair; `missing` set when a flavor has no results."""
+def diff_pair(pair, files, predictions=None):
+    """PairDiff of one pair; `missing` set when a flavor has no results.
+    `predictions`: {flavor: {(setting, id): Prediction}} to reuse."""
     out = PairDiff(pair, static=static_differences(pair))
     absent = [f for f in (pair.a, pair.b) if f not in files]
     if absent:
         out.missing = "no results for %s" % " and ".join(absent)
         return out
-    file_a, file_b = files[pair.a], files[pair.b]
-    out.observed = observed_differences(file_a, file_b)
-    rows = join(pair, file_a, file_b)
-    out.settings = _joined_settings(pair, file_a, file_b)
+    predictions = predictions or {}
+    side_a = _Side(files[pair.a], predictions.get(pair.a))
+    side_b = _Side(files[pair.b], predictions.get(pair.b))
+    out.observed = observed_differences(side_a.result, side_b.result)
+    rows = join(pair, side_a.result, side_b.result)
+    out.settings = _joined_settings(pair, side_a.result, side_b.result)
     for label_a, label_b, cid in rows:
         out.joined += 1
-        _classify(out, label_a, label_b, cid, file_a.cases[(label_a, cid)],
-                  file_b.cases[(label_b, cid)], file_a, file_b)
+        _classify(out, (label_a, label_b), cid, side_a, side_b)
     return out
 
 
-def diff_all(files, pairs=PAIRS):
-    """[PairDiff], [JoinError text]."""
+def diff_all(files, pairs=None, predictions=None):
+    """[PairDiff], [JoinError text]; pairs default to pairs_for() the
+    flavors present."""
+    if pairs is None:
+        pairs = pairs_for([f for f in FLAVOR_ORDER if f in files]
+                          + sorted(set(files) - set(FLAVOR_ORDER)))
     diffs, errors = [], []
     for pair in pairs:
         try:
-            diffs.append(diff_pair(pair, files))
+            diffs.append(diff_pair(pair, files, predictions))
         except JoinError as err:
             errors.append("%s: %s" % (pair.title, err))
     return diffs, errors

@@ -1,6 +1,6 @@
 """The one-screen terminal summary and the readable check listing."""
 
-from .causes import CAUSE_NOTES
+from .causes import CAUSES
 from .diff import interface_cause
 
 
@@ -83,4 +83,4 @@ def summary(analysis, paths=()):
 
 
 def cause_legend():
-    return ["%s: %s" % item for item in sorted(CAUSE_NOTES.items())]
+    return ["%s: %s" % (c.name, c.note) for c in CAUSES.values()]

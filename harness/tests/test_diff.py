@@ -38,9 +38,8 @@ class DiffTest(unittest.TestCase):
         groups, result = self.groups("v1 vs v3 with both protections on")
         # ps0: trailing and intermediate for B and root (strictatime: atime,
         # nosymfollow: ELOOP); ps1: intermediate only.
-        self.assertEqual(groups, {
-            causes.ARTIFACT + " (atime touched before LSM hook)": 4,
-            causes.ARTIFACT + " (ELOOP before LSM hook)": 3})
+        self.assertEqual(groups, {causes.ARTIFACT_ATIME_CAUSE: 4,
+                                  causes.ARTIFACT_ELOOP_CAUSE: 3})
         same = {c: g.count for c, g in result.same_outcome.items()}
         self.assertEqual(same, {causes.PLACEMENT + " + "
                                 + causes.LOG_TEXT: 3})
@@ -53,10 +52,21 @@ class DiffTest(unittest.TestCase):
         groups, _ = self.groups("v1 vs v1-nosec")
         self.assertEqual(groups, {causes.CONFIG_DEP: 5})
 
-    def test_revision_vs_base_is_which_links(self):
+    def test_revision_vs_base_separates_knob_off_from_intermediate(self):
         groups, result = self.groups("v3 vs base")
-        self.assertEqual(groups, {causes.WHICH_LINKS: 7})
+        # ps0-own1: core-B, core-root, nsf-trail-B (trailing, mainline's
+        # knob off); inter-B and nsf-inter-B at ps0-own1 and ps1-own1:
+        # intermediate (v3 is off at boot).
+        self.assertEqual(groups, {causes.MAINLINE_OFF: 3,
+                                  causes.INTERMEDIATE: 4})
         self.assertIn(("ps1-own1", "ps1-own-"), result.settings)
+        ids = {r.case_id for r in result.differ[causes.MAINLINE_OFF].members}
+        self.assertIn(support.SCENARIOS["core-B"]["id"], ids)
+        self.assertNotIn(support.SCENARIOS["inter-B"]["id"], ids)
+        same = {c: g.count for c, g in result.same_outcome.items()}
+        # ps1-own1: v3's rule refuses core-B, core-root and nsf-trail-B
+        # before mainline's would: only the deciding rule differs.
+        self.assertEqual(same, {causes.PLACEMENT: 3})
 
     def test_v1_nosec_vs_base_no_difference(self):
         groups, _ = self.groups("v1-nosec vs base")
@@ -64,8 +74,7 @@ class DiffTest(unittest.TestCase):
 
     def test_representative_rows_are_few_and_varied(self):
         _, result = self.groups("v1 vs v3 with both protections on")
-        group = result.differ[causes.ARTIFACT
-                              + " (atime touched before LSM hook)"]
+        group = result.differ[causes.ARTIFACT_ATIME_CAUSE]
         rows = group.rows
         self.assertLessEqual(len(rows), diff.ROWS_PER_GROUP)
         self.assertGreater(len({r.params["position"] for r in rows}), 1)
@@ -105,6 +114,65 @@ class DiffTest(unittest.TestCase):
         self.assertIn("knob", {f for f, _, _ in result.observed})
 
 
+class SymmetryTest(unittest.TestCase):
+    """A pair gives the same causes whichever flavor it names first."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        support.write_results(cls.tmp.name)
+        cls.files, _ = load_all(cls.tmp.name)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    @staticmethod
+    def shape(result, mirrored):
+        out = {}
+        for kind, groups in (("differ", result.differ),
+                             ("same", result.same_outcome)):
+            for cause, group in groups.items():
+                for row in group.members:
+                    labels = (row.setting, row.setting_b)
+                    if mirrored:
+                        labels = labels[::-1]
+                    out[(kind, labels, row.case_id)] = cause
+        return out
+
+    def test_mirrored_pairs_agree(self):
+        for pair in diff.PAIRS:
+            if pair.settings:
+                continue        # A's labels only: not mirrorable as such
+            forward = diff.diff_pair(pair, self.files)
+            backward = diff.diff_pair(
+                diff.Pair("mirror", pair.b, pair.a), self.files)
+            self.assertEqual(self.shape(forward, False),
+                             self.shape(backward, True), pair.title)
+            self.assertEqual(forward.joined, backward.joined)
+
+    def test_base_first_pair_works(self):
+        result = diff.diff_pair(diff.Pair("base vs v1", "base", "v1"),
+                                self.files)
+        self.assertIn(("ps0-own-", "ps0-own1"), result.settings)
+        self.assertEqual(set(result.differ), {causes.MAINLINE_OFF,
+                                              causes.INTERMEDIATE})
+
+    def test_every_label_is_in_the_legend(self):
+        diffs, errors = diff.diff_all(self.files)
+        self.assertEqual(errors, [])
+        for result in diffs:
+            for group in (list(result.differ.values())
+                          + list(result.same_outcome.values())):
+                for label in group.causes:
+                    self.assertIn(label, causes.CAUSES, result.pair.title)
+
+    def test_extra_flavor_is_compared_with_base(self):
+        pairs = diff.pairs_for(["base", "v1", "v1-hook61"])
+        self.assertIn(diff.Pair("v1-hook61 vs base", "v1-hook61", "base"),
+                      pairs)
+
+
 class StepsTest(unittest.TestCase):
 
     def test_steps_reach_target(self):
@@ -123,7 +191,7 @@ class StepsTest(unittest.TestCase):
         labels = [label for label, _ in causes.steps(
             config_for("v1", support.knobs("v1", "ps0-own1")),
             config_for("v3", support.knobs("v3", "ps0-own1")), False)]
-        self.assertEqual(labels, [causes.ARTIFACT, causes.PLACEMENT,
+        self.assertEqual(labels, [causes._STEP_ARTIFACT, causes.PLACEMENT,
                                   causes.LOG_TEXT])
 
 
