@@ -47,10 +47,10 @@ CAUSES = {c.name: c for c in (
     Cause(KNOB_SETTING, "setting",
           "the knobs in force differ in this joined setting"),
     Cause(PLACEMENT, "design",
-          "where the revision's rule runs relative to mainline's"
-          " may_follow_link(): before it (v3, in the VFS) or after it (v1,"
-          " an LSM hook); on a trailing link both refuse, and the placement"
-          " decides which rule refuses and so what is logged"),
+          "where the revision's rule runs in pick_link() relative to"
+          " mainline's may_follow_link() (and to the other revision's"
+          " rule): where two rules would refuse, it decides which one"
+          " refuses, and so what is logged"),
     Cause(MAINLINE_OFF, "setting",
           "against mainline (base): a trailing link that the revision"
           " refuses and mainline would refuse too, but"
@@ -73,8 +73,9 @@ CAUSES = {c.name: c for c in (
           " hook ran before"),
     Cause(ARTIFACT_ELOOP_CAUSE, "porting",
           "6.1 tests nosymfollow / RESOLVE_NO_SYMLINKS before calling"
-          " security_inode_follow_link(), so v1 answers ELOOP where v3"
-          " (which runs first) answers EACCES; in 2010 the hook ran before"),
+          " security_inode_follow_link(), so v1 answers ELOOP where a rule"
+          " that runs before that test answers EACCES; in 2010 the hook ran"
+          " before"),
     Cause(CONTROL_DIFFERS, "run",
           "the same operation on the target, without any link, gave"
           " different results in the two kernels (observed), which no"
