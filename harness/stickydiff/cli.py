@@ -4,9 +4,9 @@ import argparse
 import os
 import sys
 
-from . import regress, report_html, report_md
+from . import regress, render_html, render_md, report
 from .analysis import analyse
-from .load import LoadError
+from .load import LoadError, present_flavors
 from .summary import check_lines, flavor_lines, pair_lines, summary
 
 
@@ -72,9 +72,15 @@ def cmd_diff(args, out):
     return 1 if failed else 0
 
 
-def read_sections(paths):
+def read_sections(paths, results_dir=None):
+    """[(path, text)]: each section file, the copy in `results_dir` (a
+    fresh run's) preferred over the committed one."""
     sections = []
     for path in paths:
+        fresh = (os.path.join(results_dir, os.path.basename(path))
+                 if results_dir else None)
+        if fresh and os.path.exists(fresh):
+            path = fresh
         try:
             with open(path, encoding="utf-8") as stream:
                 sections.append((path, stream.read()))
@@ -84,38 +90,59 @@ def read_sections(paths):
     return sections
 
 
+def report_source(args):
+    """(results dir, note, fresh): the run's results when there are any,
+    else the committed ones."""
+    if present_flavors(args.results) or not present_flavors(args.expected):
+        return args.results, "", True
+    return args.expected, ("the committed results; no run in %s"
+                           % args.results), False
+
+
 def cmd_report(args, out):
-    analysis = analyse(args.results, args.range_diff)
-    analysis.sections = read_sections(args.section)
+    directory, note, fresh = report_source(args)
+    analysis = analyse(directory, args.range_diff)
+    analysis.source_note = note
+    analysis.sections = read_sections(args.section,
+                                      args.results if fresh else None)
+    document = report.build(analysis)
     os.makedirs(args.out, exist_ok=True)
     paths = []
-    for name, module in (("report.md", report_md),
-                         ("report.html", report_html)):
+    for name, module in (("report.md", render_md),
+                         ("report.html", render_html)):
         path = os.path.join(args.out, name)
         with open(path, "w", encoding="utf-8") as stream:
-            stream.write(module.render(analysis))
+            stream.write(module.render(document))
         paths.append(path)
     print(summary(analysis, paths), file=out)
-    return 0
+    return 1 if analysis.verdict == "FAIL" else 0
 
 
 def cmd_compare(args, out):
-    report = regress.compare(args.results, args.expected)
+    changes = regress.compare(args.results, args.expected)
     if not regress.flavors_on_either_side(args.results, args.expected):
         print("regress: no result files in %s or %s; nothing to compare"
               % (args.results, args.expected), file=out)
         return 0
-    if not report:
+    if not changes:
         print("regress: results in %s match %s" % (args.results,
                                                    args.expected), file=out)
+        print("verdict: OK", file=out)
         return 0
     print("regress: results differ from %s" % args.expected, file=out)
-    print(regress.format_report(report), file=out)
+    print(regress.format_report(changes), file=out)
+    print("verdict: FAIL (%d flavor(s) changed; `make bless` after reading"
+          " every line)" % len(changes), file=out)
     return 1
 
 
 def cmd_bless(args, out):
     blessed = regress.bless(args.results, args.expected)
+    for path in args.section:
+        fresh = os.path.join(args.results, os.path.basename(path))
+        if os.path.exists(fresh):
+            for line in regress.bless_file(fresh, path):
+                print(line, file=out)
     if not blessed:
         print("bless: no result files in %s" % args.results, file=out)
         return 0

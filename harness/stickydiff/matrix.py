@@ -22,6 +22,7 @@ class Cell:
     errno: str
     atime: object
     agrees: bool
+    case_id: str = ""
 
 
 def _core(case):
@@ -61,7 +62,8 @@ def matrices(result, check):
             agrees = key in check.predictions and not any(
                 (m.setting, m.case_id) == key for m in check.unexplained)
             grid.cells[(params["dir_mode"], params["follower"])] = Cell(
-                case["ret"], case["errno"], case.get("atime_changed"), agrees)
+                case["ret"], case["errno"], case.get("atime_changed"), agrees,
+                case["id"])
         grid.modes = sorted({mode for mode, _ in grid.cells})
         out.append(grid)
     return out

@@ -202,3 +202,35 @@ def bless(results_dir, expected_dir):
             stream.write(canonical(expected_form(result.data)))
         blessed[flavor] = report.get(flavor, [])
     return blessed
+
+
+def _headings(text):
+    return [line for line in text.splitlines() if line.startswith("#")]
+
+
+def bless_file(fresh, committed):
+    """Copy a generated Markdown section (build/results/beyond.md) over
+    its committed copy; lines saying what changed."""
+    with open(fresh, encoding="utf-8") as stream:
+        new = stream.read()
+    try:
+        with open(committed, encoding="utf-8") as stream:
+            old = stream.read()
+    except FileNotFoundError:
+        old = None
+    if old == new:
+        return ["blessed %s: unchanged" % committed]
+    with open(committed, "w", encoding="utf-8") as stream:
+        stream.write(new)
+    if old is None:
+        return ["blessed %s: new, from %s" % (committed, fresh)]
+    old_lines, new_lines = old.splitlines(), new.splitlines()
+    gone = [h for h in _headings(old) if h not in _headings(new)]
+    added = [h for h in _headings(new) if h not in _headings(old)]
+    out = ["blessed %s from %s: %d line(s) removed, %d added"
+           % (committed, fresh, len(set(old_lines) - set(new_lines)),
+              len(set(new_lines) - set(old_lines)))]
+    out += ["  WARNING: section dropped: %s (its run was not repeated)" % h
+            for h in gone]
+    out += ["  section added: %s" % h for h in added]
+    return out

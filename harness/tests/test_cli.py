@@ -8,6 +8,9 @@ import unittest
 import support
 from stickydiff.cli import main
 
+COMMITTED = os.path.join(os.path.dirname(support.HARNESS), "results",
+                         "expected")
+
 
 def run(*argv):
     out = io.StringIO()
@@ -32,10 +35,58 @@ class CliTest(unittest.TestCase):
         self.assertIn("no result files", text)
 
     def test_report_without_results_says_so(self):
-        code, text = run("report", "--results", self.results, "--out",
-                         self.out)
+        code, text = run("report", "--results", self.results, "--expected",
+                         self.expected, "--out", self.out)
         self.assertEqual(code, 0)
         self.assertIn("verdict: NO RESULTS", text)
+
+    @unittest.skipUnless(os.path.exists(os.path.join(COMMITTED, "v1.json")),
+                         "no committed results")
+    def test_report_from_the_committed_form(self):
+        """`make report` in a fresh clone: no run, the committed files."""
+        fresh_clone = os.path.join(self.tmp.name, "no-run")
+        code, text = run("report", "--results", fresh_clone, "--expected",
+                         COMMITTED, "--out", self.out)
+        self.assertEqual(code, 0, text)
+        self.assertIn("results from %s" % COMMITTED, text)
+        self.assertIn("verdict: OK", text)
+        with open(os.path.join(self.out, "report.html"),
+                  encoding="utf-8") as stream:
+            html = stream.read()
+        self.assertIn("the committed results; no run in", html)
+        self.assertIn('id="case-m.d1777-root.lA.tfile-root.fB.trail.'
+                      'open_rdonly"', html)
+
+    def test_report_fails_with_the_verdict(self):
+        def flip(flavor, data):
+            if flavor == "v3y":
+                case = support.find_case(data, "boot", "inter-B")
+                case["ret"], case["errno"] = 0, "0"
+        support.write_results(self.results, mutate=flip)
+        code, text = run("report", "--results", self.results, "--out",
+                         self.out)
+        self.assertEqual(code, 1)
+        self.assertIn("verdict: FAIL", text)
+
+    def test_bless_copies_the_run_section(self):
+        support.write_results(self.results, flavors=("v3",))
+        committed = os.path.join(self.tmp.name, "beyond.md")
+        with open(committed, "w", encoding="utf-8") as stream:
+            stream.write("## Attack\n\nold\n\n## What the check costs\n")
+        with open(os.path.join(self.results, "beyond.md"), "w",
+                  encoding="utf-8") as stream:
+            stream.write("## Attack\n\nnew\n")
+        code, text = run("bless", "--results", self.results, "--expected",
+                         self.expected, "--section", committed)
+        self.assertEqual(code, 0, text)
+        self.assertIn("blessed %s from" % committed, text)
+        self.assertIn("WARNING: section dropped: ## What the check costs",
+                      text)
+        with open(committed, encoding="utf-8") as stream:
+            self.assertEqual(stream.read(), "## Attack\n\nnew\n")
+        code, text = run("bless", "--results", self.results, "--expected",
+                         self.expected, "--section", committed)
+        self.assertIn("blessed %s: unchanged" % committed, text)
 
     def test_check_ok(self):
         support.write_results(self.results)
@@ -90,6 +141,12 @@ class CliTest(unittest.TestCase):
         code, text = run("compare", "--results", self.results,
                          "--expected", self.expected)
         self.assertEqual(code, 0, text)
+        self.assertIn("verdict: OK", text)
+        os.remove(os.path.join(self.results, "v3.json"))
+        code, text = run("compare", "--results", self.results,
+                         "--expected", self.expected)
+        self.assertEqual(code, 1, text)
+        self.assertIn("verdict: FAIL", text)
 
 
 if __name__ == "__main__":

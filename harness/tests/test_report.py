@@ -1,43 +1,70 @@
-"""The reports: HTML structure (html.parser), markdown, screenshot."""
+"""The report: one Document, rendered to HTML (checked with html.parser)
+and Markdown; story first; every claim drillable to its cases."""
 
 import os
-import shutil
-import subprocess
+import re
 import tempfile
 import unittest
 from html.parser import HTMLParser
 
 import support
-from stickydiff import report_html, report_md
+from stickydiff import causes, doc, render_html, render_md, report
 from stickydiff.analysis import analyse
 
 VOID = {"meta", "br", "hr", "img", "input", "link", "col", "wbr"}
-CHROMIUM = "/usr/bin/chromium"
 
 
 class Structure(HTMLParser):
-    """Checks nesting and collects what the test asserts on."""
+    """Checks nesting and collects what the tests assert on."""
 
     def __init__(self):
         super().__init__()
         self.stack, self.errors = [], []
-        self.tags, self.classes, self.h4 = {}, [], []
+        self.tags, self.ids, self.hrefs = {}, [], []
         self.external = []
-        self._in_h4 = False
+        self.order = []             # ids of sections and the verdict
+        self.details = []           # [(summary text, [hrefs inside])]
+        self.case_rows = []         # [[hrefs of one row of a cases table]]
+        self._summary = None
+        self._details = []
+        self._table_css = []
+        self._row = None
 
     def handle_starttag(self, tag, attrs):
         self.tags[tag] = self.tags.get(tag, 0) + 1
         attrs = dict(attrs)
-        for name in ("src", "href"):
-            if name in attrs:
-                self.external.append((tag, attrs[name]))
-        if tag in ("link", "script", "iframe", "img"):
+        if attrs.get("id"):
+            self.ids.append(attrs["id"])
+        href = attrs.get("href")
+        if href is not None:
+            if href.startswith("#"):
+                self.hrefs.append(href[1:])
+                for frame in self._details:
+                    frame.append(href[1:])
+                if self._row is not None:
+                    self._row.append(href[1:])
+            else:
+                self.external.append((tag, href))
+        if tag in ("script", "iframe", "img", "link") or "src" in attrs:
             self.external.append((tag, attrs))
-        if tag == "td" and attrs.get("class"):
-            self.classes.append(attrs["class"])
-        self._in_h4 = tag == "h4"
+        if tag == "section" or "verdict" in attrs.get("class", ""):
+            self.order.append(attrs.get("id") or attrs["class"])
+        if tag == "details":
+            self._details.append([])
+        if tag == "summary":
+            self._summary = ""
+        if tag == "table":
+            self._table_css.append(attrs.get("class", ""))
+        if tag == "tr" and self._table_css and self._table_css[-1] == \
+                "cases":
+            self._row = []
         if tag not in VOID:
             self.stack.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        if tag not in VOID:
+            self.handle_endtag(tag)
 
     def handle_endtag(self, tag):
         if not self.stack or self.stack[-1] != tag:
@@ -45,11 +72,27 @@ class Structure(HTMLParser):
                                % (tag, self.stack[-3:]))
             return
         self.stack.pop()
-        self._in_h4 = False
+        if tag == "summary":
+            self._summary_done = self._summary
+            self._summary = None
+        if tag == "details":
+            self.details.append((self._summary_done, self._details.pop()))
+        if tag == "table":
+            self._table_css.pop()
+        if tag == "tr" and self._row is not None:
+            self.case_rows.append(self._row)
+            self._row = None
 
     def handle_data(self, data):
-        if self._in_h4:
-            self.h4.append(data)
+        if self._summary is not None:
+            self._summary += data
+
+
+def parse_html(text):
+    parser = Structure()
+    parser.feed(text)
+    parser.close()
+    return parser
 
 
 class ReportTest(unittest.TestCase):
@@ -62,106 +105,195 @@ class ReportTest(unittest.TestCase):
         with open(rdiff, "w", encoding="utf-8") as stream:
             stream.write("1:  abc ! 1:  def fs: <sticky> & symlinks\n")
         cls.analysis = analyse(results, rdiff)
-        cls.html = report_html.render(cls.analysis)
-        cls.md = report_md.render(cls.analysis)
+        cls.analysis.sections = [("beyond.md", "<!-- generated -->\n"
+                                  "## The attack\n\n| a | b |\n|---|---|\n"
+                                  "| 1 | 2 |\n")]
+        cls.document = report.build(cls.analysis)
+        cls.html = render_html.render(cls.document)
+        cls.md = render_md.render(cls.document)
+        cls.parsed = parse_html(cls.html)
 
     @classmethod
     def tearDownClass(cls):
         cls.tmp.cleanup()
 
-    def parsed(self):
-        parser = Structure()
-        parser.feed(self.html)
-        parser.close()
-        return parser
+    def groups(self):
+        for pair_diff in self.analysis.diffs:
+            for group in (list(pair_diff.differ.values())
+                          + list(pair_diff.same_outcome.values())):
+                yield pair_diff, group
 
-    def test_well_nested(self):
-        parser = self.parsed()
-        self.assertEqual(parser.errors, [])
-        self.assertEqual(parser.stack, [])
+    def test_well_nested_and_self_contained(self):
+        self.assertEqual(self.parsed.errors, [])
+        self.assertEqual(self.parsed.stack, [])
         self.assertTrue(self.html.startswith("<!DOCTYPE html>"))
+        self.assertEqual(self.parsed.external, [])
+        self.assertEqual(self.parsed.tags.get("style"), 1)
+        self.assertNotIn("script", self.parsed.tags)
 
-    def test_self_contained(self):
-        self.assertEqual(self.parsed().external, [])
-        self.assertEqual(self.parsed().tags.get("style"), 1)
+    def test_story_first(self):
+        order = self.parsed.order
+        self.assertEqual(order[0], "verdict ok")
+        expected = ["glossary", "rule", "changes", "causes", "pairs",
+                    "model", "cases"]
+        self.assertEqual([o for o in order if o in expected], expected)
+        first_pair = min(i for i, o in enumerate(order)
+                         if o.startswith("pair-"))
+        self.assertGreater(first_pair, order.index("pairs"))
+        self.assertLess(first_pair, order.index("model"))
 
-    def test_one_matrix_per_flavor_and_setting(self):
-        titles = set(self.parsed().h4)
+    def test_every_link_has_a_target(self):
+        ids = set(self.parsed.ids)
+        self.assertEqual(len(ids), len(self.parsed.ids), "duplicate ids")
+        missing = sorted(set(self.parsed.hrefs) - ids)
+        self.assertEqual(missing, [])
+
+    def test_every_group_lists_all_its_cases(self):
+        lists = [(summary, set(hrefs)) for summary, hrefs in
+                 self.parsed.details]
+        seen = 0
+        for _pair_diff, group in self.groups():
+            wanted = {doc.case_anchor(r.case_id) for r in group.members}
+            title = "All %d cases of this group" % group.count
+            self.assertTrue(any(wanted <= hrefs for summary, hrefs in
+                                lists if summary == title),
+                            group.cause)
+            seen += 1
+        self.assertGreater(seen, 5)
+
+    def test_every_case_row_has_a_case_id(self):
+        self.assertGreater(len(self.parsed.case_rows), 20)
+        for row in self.parsed.case_rows:
+            if row:         # header rows carry no links
+                self.assertTrue(row[0].startswith("case-"), row)
+
+    def test_every_named_case_has_a_view_with_each_flavor(self):
+        views = [i for i in self.parsed.ids if i.startswith("case-")]
+        named = {h for h in self.parsed.hrefs if h.startswith("case-")}
+        self.assertEqual(set(views), named)
+        view = re.search(r'<details class="case" id="case-m.d1777-root'
+                         r'.lA.tfile-root.fB.trail.open_rdonly" open>'
+                         r'(.*?)</details>', self.html, re.S).group(1)
+        for flavor in support.FLAVORS:
+            self.assertIn("<td>%s</td>" % flavor, view)
+        self.assertIn("v1 rule @1 (artifact)", view)    # inferred
+        self.assertIn('class="mark inferred"', view)
+        self.assertIn('class="mark observed"', view)
+
+    def test_every_cause_in_the_legend(self):
+        ids = set(self.parsed.ids)
+        for _pair_diff, group in self.groups():
+            for label in group.causes:
+                self.assertIn(label, causes.CAUSES)
+                self.assertIn(doc.anchor_of("cause", label), ids)
+        for name in causes.CAUSES:
+            self.assertIn(doc.anchor_of("cause", name), ids)
+
+    def test_core_matrix_covers_intermediate_links(self):
+        table = re.search(r'<table class="matrix">\s*<caption>Core matrix'
+                          r'(.*?)</table>', self.html, re.S).group(1)
+        self.assertIn("inter. B", table)
+        # v1 refuses B's intermediate follow at ps0-own1, base never.
+        rows = re.findall(r"<tr><td>(\S+)</td><td><code>(\S+)</code></td>"
+                          r"(.*?)</tr>", table)
+        cells = {(f, s): re.findall(r'class="(\w+)', rest)
+                 for f, s, rest in rows}
+        self.assertEqual(cells[("v1", "ps0-own1")][-1], "deny")
+        self.assertEqual(cells[("base", "ps1-own-")][-1], "allow")
+        self.assertEqual(cells[("base", "ps1-own-")][2], "deny")
+
+    def test_two_inline_svgs(self):
+        self.assertEqual(self.parsed.tags.get("svg"), 2)
+        self.assertIn("<title>Share of link follows refused", self.html)
+
+    def test_glossary_explains_every_setting(self):
+        glossary = re.search(r'<section id="glossary">(.*?)</section>',
+                             self.html, re.S).group(1)
         for flavor in support.FLAVORS:
             for setting in support.settings_of(flavor):
-                self.assertIn("%s %s" % (flavor, setting), titles)
+                self.assertIn("<code>%s</code>" % setting, glossary)
 
-    def test_matrix_cells_coloured(self):
-        classes = self.parsed().classes
-        self.assertIn("allow", classes)
-        self.assertIn("deny", classes)
-        self.assertNotIn("deny bad", classes)
-
-    def test_range_diff_escaped(self):
-        self.assertIn("fs: &lt;sticky&gt; &amp; symlinks", self.html)
+    def test_markdown_has_the_same_story(self):
+        heads = [line for line in self.md.splitlines()
+                 if line.startswith("## ")]
+        titles = [s.title for s in self.document.sections]
+        self.assertEqual([h[3:].split(" <a id=")[0] for h in heads],
+                         titles)
+        self.assertTrue(self.md.splitlines()[2].startswith(
+            "> **Verdict: OK**"))
+        for _pair_diff, group in self.groups():
+            for row in group.members:
+                self.assertIn("(#%s)" % doc.case_anchor(row.case_id),
+                              self.md)
         self.assertIn("fs: <sticky> & symlinks", self.md)
+        self.assertNotIn("<!-- generated -->", self.md)
 
-    def test_diff_groups_present(self):
-        for text in (self.html, self.md):
-            self.assertIn("v1 vs v3 with both protections on", text)
-            self.assertIn("porting artifact", text)
-            self.assertIn("config dependence", text)
+    def test_range_diff_escaped_and_section_embedded(self):
+        self.assertIn("fs: &lt;sticky&gt; &amp; symlinks", self.html)
+        self.assertIn("<h3>The attack</h3>", self.html)
+        self.assertNotIn("generated", self.html)
 
-    def test_markdown_matrix(self):
-        self.assertIn("**v1 ps0-own1** (target file-root)", self.md)
-        self.assertIn("| 1777 | EACCES +a | ok +a | EACCES +a |", self.md)
-
-    def test_range_diff_absent_noted(self):
-        analysis = analyse(self.analysis.results_dir,
-                           os.path.join(self.tmp.name, "nope.txt"))
-        self.assertIn("static diff skipped", report_md.render(analysis))
+    def test_what_changed_names_patch_lines(self):
+        changes = re.search(r'<section id="changes">(.*?)</section>',
+                            self.html, re.S).group(1)
+        self.assertRegex(changes, r"v1/\S+\.patch:\d+")
+        self.assertRegex(changes, r"v3/\S+\.patch:\d+")
+        self.assertIn('href="#pair-v1_vs_v1-nosec"', changes)
 
 
-@unittest.skipUnless(os.path.exists(CHROMIUM),
-                     "no %s: headless screenshot not taken" % CHROMIUM)
-class ScreenshotTest(unittest.TestCase):
+class FailVerdictTest(unittest.TestCase):
 
-    def test_screenshot(self):
+    def test_fail_verdict_first(self):
+        def flip(flavor, data):
+            if flavor == "v3y":
+                case = support.find_case(data, "boot", "inter-B")
+                case["ret"], case["errno"] = 0, "0"
         with tempfile.TemporaryDirectory() as tmp:
-            results = support.write_results(os.path.join(tmp, "r"))
-            page = os.path.join(tmp, "report.html")
-            with open(page, "w", encoding="utf-8") as stream:
-                stream.write(report_html.render(analyse(results)))
-            shot = os.path.join(tmp, "shot.png")
-            subprocess.run(
-                [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync",
-                 "--user-data-dir=" + os.path.join(tmp, "profile"),
-                 "--window-size=1200,2000", "--screenshot=" + shot,
-                 "file://" + page],
-                check=True, timeout=120, stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL)
-            with open(shot, "rb") as stream:
-                self.assertEqual(stream.read(8), b"\x89PNG\r\n\x1a\n")
-            keep = os.environ.get("STICKYDIFF_SCREENSHOT")
-            if keep:
-                shutil.copy(shot, keep)
+            support.write_results(tmp, mutate=flip)
+            html = render_html.render(report.build(analyse(tmp)))
+        self.assertEqual(parse_html(html).order[0], "verdict fail")
+        self.assertIn("Verdict: FAIL", html)
+
+
+class BackEndTest(unittest.TestCase):
+    """Both back ends render every node type."""
+
+    DOC = doc.Document("T", [doc.Callout([doc.Para(["v"])], "verdict ok")],
+                       [doc.Section("S", "s", [
+                           doc.Para(["a ", doc.Code("c|d"), doc.Strong("b"),
+                                     doc.Em("e"), doc.Link("l", "s"),
+                                     doc.Mark("observed")]),
+                           doc.Bullets([["x"], ["y"]]),
+                           doc.Table(["h1", "h2"], [[doc.Cell("1", "deny",
+                                                              "t1"), "2"]],
+                                     caption="cap"),
+                           doc.Figure("<svg></svg>", "fig",
+                                      [doc.Para(["fallback"])]),
+                           doc.Pre("x < y"),
+                           doc.Markdown("## M\n\ntext"),
+                           doc.Details(["more"], [doc.Para(["inner"])],
+                                       "d1")])])
+
+    def test_html(self):
+        html = render_html.render(self.DOC)
+        parsed = parse_html(html)
+        self.assertEqual(parsed.errors, [])
+        for piece in ('<td class="deny" id="t1">1</td>', "<svg></svg>",
+                      "<pre>x &lt; y</pre>", '<a href="#s">l</a>',
+                      '<span class="mark observed">observed</span>',
+                      '<details id="d1"><summary>more</summary>',
+                      "<h3>M</h3>", "<caption>cap</caption>"):
+            self.assertIn(piece, html)
+
+    def test_markdown(self):
+        md = render_md.render(self.DOC)
+        for piece in ("> v", "`c|d`**b***e*[l](#s)*(observed)*",
+                      '| <a id="t1"></a>1 | 2 |', "fallback", "```\nx < y",
+                      '<details id="d1"><summary>more</summary>',
+                      "## M", "## S <a id=\"s\"></a>", "- x"):
+            self.assertIn(piece, md)
+        self.assertNotIn("<svg>", md)
 
 
 if __name__ == "__main__":
     unittest.main()
-
-
-class MdliteTest(unittest.TestCase):
-    def test_tables_lists_headings_code(self):
-        from stickydiff import mdlite
-        html = mdlite.to_html("## Attack\n\n| a | b |\n|---|---|\n| 1 | <2> |"
-                              "\n\n- one\n- two\n\n```\nx < y\n```\ntext")
-        self.assertIn("<h3>Attack</h3>", html)
-        self.assertIn("<tr><th>a</th><th>b</th></tr>", html)
-        self.assertIn("<td>&lt;2&gt;</td>", html)
-        self.assertNotIn("<td>---</td>", html)
-        self.assertIn("<ul><li>one</li><li>two</li></ul>", html)
-        self.assertIn("<pre>x &lt; y</pre>", html)
-        self.assertIn("<p>text</p>", html)
-
-    def test_inline_code_bold_emphasis(self):
-        from stickydiff import mdlite
-        self.assertEqual(mdlite.inline("`a<b` **0/20** *planted* x*y"),
-                         "<code>a&lt;b</code> <b>0/20</b> <i>planted</i> x*y")

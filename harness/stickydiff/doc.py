@@ -1,0 +1,159 @@
+"""The report as a document: sections, paragraphs, tables, figures.
+
+report.py builds one Document; render_md.py and render_html.py turn it
+into Markdown and HTML.  Inline content is a list whose items are plain
+strings or the span classes below.
+"""
+
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+
+# Inline spans ------------------------------------------------------------
+
+@dataclass
+class Code:
+    text: str
+
+
+@dataclass
+class Strong:
+    text: str
+
+
+@dataclass
+class Em:
+    text: str
+
+
+@dataclass
+class Link:
+    text: object        # a string or another span
+    anchor: str         # an Anchor id in the same document
+
+
+@dataclass
+class Mark:
+    """A label of how a fact is known: observed, inferred, static."""
+    kind: str
+
+
+def inline(*items):
+    """A list of spans, dropping None."""
+    return [i for i in items if i is not None]
+
+
+def plain(content):
+    """The text of inline content, without markup."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, (Code, Strong, Em)):
+        return content.text
+    if isinstance(content, Link):
+        return plain(content.text)
+    if isinstance(content, Mark):
+        return "(%s)" % content.kind
+    return "".join(plain(item) for item in content)
+
+
+# Blocks -------------------------------------------------------------------
+
+@dataclass
+class Para:
+    content: list
+
+
+@dataclass
+class Bullets:
+    items: list                 # of inline content
+
+
+@dataclass
+class Cell:
+    content: object             # inline content
+    css: str = ""               # allow, deny, other, none, bad, num
+    anchor: Optional[str] = None
+
+
+@dataclass
+class Table:
+    header: list
+    rows: list                  # rows of Cell or inline content
+    caption: object = None
+    css: str = ""               # e.g. "matrix", "cases"
+
+
+@dataclass
+class Figure:
+    svg: str                    # a complete <svg> element
+    caption: object
+    fallback: list = field(default_factory=list)   # blocks for Markdown
+
+
+@dataclass
+class Pre:
+    text: str
+
+
+@dataclass
+class Markdown:
+    """Markdown text embedded as is (the attack and cost sections)."""
+    text: str
+
+
+@dataclass
+class Details:
+    summary: object             # inline content
+    blocks: list
+    anchor: Optional[str] = None
+    open: bool = False
+
+
+@dataclass
+class Callout:
+    """A framed block: the verdict."""
+    blocks: list
+    css: str = ""
+
+
+@dataclass
+class Section:
+    title: str
+    anchor: str
+    blocks: List[object] = field(default_factory=list)
+    level: int = 2
+
+    def add(self, *blocks):
+        self.blocks.extend(b for b in blocks if b is not None)
+        return self
+
+
+@dataclass
+class Document:
+    title: str
+    blocks: list = field(default_factory=list)     # before the sections
+    sections: List[Section] = field(default_factory=list)
+
+
+def cell(content, css="", anchor=None):
+    return Cell(content, css, anchor)
+
+
+def anchor_of(*parts):
+    """A fragment id from free text: letters, digits, '-', '.' and '_'."""
+    text = "-".join(str(p) for p in parts)
+    out = []
+    for char in text:
+        if char.isalnum() or char in "-_.":
+            out.append(char)
+        elif char == "/":
+            out.append(".")
+        else:
+            out.append("_")
+    return "".join(out)
+
+
+def case_anchor(case_id):
+    return anchor_of("case", case_id)

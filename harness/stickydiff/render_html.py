@@ -1,0 +1,147 @@
+"""The report Document as one self-contained HTML page (inline CSS and
+SVG, no scripts, no external assets)."""
+
+from html import escape
+
+from . import doc, mdlite
+
+CSS = """
+*{box-sizing:border-box}
+body{font-family:sans-serif;margin:0 auto;padding:.8em 1em 3em;
+ max-width:72em;color:#222;line-height:1.4}
+h1{font-size:1.5em;margin:.2em 0 .4em}
+h2{border-bottom:2px solid #ccc;margin-top:1.8em}
+table{border-collapse:collapse;margin:.4em 0 .8em}
+td,th{border:1px solid #aaa;padding:.15em .45em;font-size:88%;
+ vertical-align:top}
+th{background:#eee;text-align:left}
+caption{caption-side:top;text-align:left;font-size:90%;color:#444;
+ padding:.2em 0}
+.scroll{overflow-x:auto;max-width:100%}
+td.allow{background:#b7e4b0}
+td.deny{background:#f2a8a8}
+td.other{background:#f7d58b}
+td.none{background:#e4e4e4;color:#666}
+td.bad{outline:3px solid #000;outline-offset:-3px}
+td.num{text-align:right}
+table.matrix td{text-align:center;white-space:nowrap}
+table.cases td{font-size:80%}
+code{font-size:92%;background:#f3f3f3;padding:0 .15em;overflow-wrap:anywhere}
+pre{background:#f6f6f6;padding:.6em;overflow-x:auto;font-size:85%}
+.verdict{border:3px solid #176b12;background:#e5f5e1;padding:.5em .9em;
+ border-radius:6px;margin:.6em 0}
+.verdict.fail,.verdict.no{border-color:#a31010;background:#fbe3e3}
+.verdict p{margin:.3em 0}
+.mark{font-size:75%;border-radius:3px;padding:0 .3em;white-space:nowrap}
+.mark.observed{background:#d7e9fb;color:#0b3d6e}
+.mark.inferred{background:#f6e7c8;color:#6b4a00}
+.mark.static{background:#e6e0f3;color:#3d2a6b}
+details{margin:.3em 0}
+summary{cursor:pointer}
+details.case{border-left:3px solid #bbb;padding-left:.6em}
+nav ol{columns:2 16em;margin:.3em 0;padding-left:1.4em}
+figure{margin:.6em 0}
+figure svg{max-width:100%;height:auto}
+figcaption{font-size:90%;color:#444}
+@media (max-width:40em){body{padding:.5em}td,th{font-size:80%}
+ nav ol{columns:1}}
+"""
+
+
+def inline(content):
+    if content is None:
+        return "-"
+    if isinstance(content, str):
+        return escape(content)
+    if isinstance(content, (int, float)):
+        return escape(str(content))
+    if isinstance(content, doc.Code):
+        return "<code>%s</code>" % escape(content.text)
+    if isinstance(content, doc.Strong):
+        return "<b>%s</b>" % escape(content.text)
+    if isinstance(content, doc.Em):
+        return "<i>%s</i>" % escape(content.text)
+    if isinstance(content, doc.Link):
+        return '<a href="#%s">%s</a>' % (escape(content.anchor),
+                                         inline(content.text))
+    if isinstance(content, doc.Mark):
+        return '<span class="mark %s">%s</span>' % (
+            escape(content.kind), escape(content.kind))
+    return "".join(inline(item) for item in content)
+
+
+def _id(anchor):
+    return ' id="%s"' % escape(anchor) if anchor else ""
+
+
+def _cell(tag, value):
+    if isinstance(value, doc.Cell):
+        css = ' class="%s"' % escape(value.css) if value.css else ""
+        return "<%s%s%s>%s</%s>" % (tag, css, _id(value.anchor),
+                                    inline(value.content), tag)
+    return "<%s>%s</%s>" % (tag, inline(value), tag)
+
+
+def _table(table):
+    css = ' class="%s"' % escape(table.css) if table.css else ""
+    out = ['<div class="scroll"><table%s>' % css]
+    if table.caption:
+        out.append("<caption>%s</caption>" % inline(table.caption))
+    out.append("<tr>%s</tr>" % "".join(_cell("th", h) for h in table.header))
+    for row in table.rows:
+        out.append("<tr>%s</tr>" % "".join(_cell("td", c) for c in row))
+    out.append("</table></div>")
+    return "\n".join(out)
+
+
+def block(item):
+    if isinstance(item, doc.Para):
+        return "<p>%s</p>" % inline(item.content)
+    if isinstance(item, doc.Bullets):
+        return "<ul>%s</ul>" % "".join("<li>%s</li>" % inline(i)
+                                       for i in item.items)
+    if isinstance(item, doc.Table):
+        return _table(item)
+    if isinstance(item, doc.Figure):
+        return '<figure>%s<figcaption>%s</figcaption></figure>' % (
+            item.svg, inline(item.caption))
+    if isinstance(item, doc.Pre):
+        return "<pre>%s</pre>" % escape(item.text)
+    if isinstance(item, doc.Markdown):
+        return mdlite.to_html(item.text)
+    if isinstance(item, doc.Details):
+        css = ' class="case"' if item.anchor and item.anchor.startswith(
+            "case-") else ""
+        return "<details%s%s%s><summary>%s</summary>\n%s\n</details>" % (
+            css, _id(item.anchor), " open" if item.open else "",
+            inline(item.summary), "\n".join(block(b) for b in item.blocks))
+    if isinstance(item, doc.Callout):
+        return '<div class="%s">%s</div>' % (
+            escape(item.css), "\n".join(block(b) for b in item.blocks))
+    if isinstance(item, doc.Section):
+        level = min(item.level, 6)
+        return "<section%s><h%d>%s</h%d>\n%s\n</section>" % (
+            _id(item.anchor), level, escape(item.title), level,
+            "\n".join(block(b) for b in item.blocks))
+    raise TypeError("no HTML for %r" % (type(item).__name__,))
+
+
+def _toc(document):
+    items = "".join('<li><a href="#%s">%s</a></li>' % (
+        escape(s.anchor), escape(s.title)) for s in document.sections)
+    return "<nav><b>Contents</b><ol>%s</ol></nav>" % items
+
+
+def render(document):
+    out = ["<!DOCTYPE html>", '<html lang="en">', "<head>",
+           '<meta charset="utf-8">',
+           '<meta name="viewport" content="width=device-width,'
+           ' initial-scale=1">',
+           "<title>%s</title>" % escape(document.title),
+           "<style>%s</style>" % CSS, "</head>", "<body>",
+           "<h1>%s</h1>" % escape(document.title)]
+    out += [block(b) for b in document.blocks]
+    out.append(_toc(document))
+    out += [block(s) for s in document.sections]
+    out += ["</body>", "</html>"]
+    return "\n".join(out) + "\n"

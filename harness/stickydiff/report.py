@@ -1,0 +1,42 @@
+"""The report, built once as a Document from an Analysis: the story
+first (verdict, glossary, the rule as a picture, what changed from v1 to
+v3), then the pairs, then the reference sections and the case views."""
+
+import os
+
+from . import casepages, doc, pairs_doc, reference, story
+
+TITLE = "Sticky symlinks: v1, v3 and mainline, booted and diffed"
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+
+
+def source_text(analysis):
+    """Where the results come from, for the verdict."""
+    note = getattr(analysis, "source_note", "")
+    return [doc.Code(analysis.results_dir)] + ([" (%s)" % note]
+                                               if note else [])
+
+
+def build(analysis, top=TOP):
+    """The Document of one Analysis; `top` holds the patch series."""
+    document = doc.Document(TITLE)
+    document.blocks.append(story.verdict(analysis, source_text(analysis)))
+    shown = set()       # case ids the report names: each gets a view
+    sections = []
+    if analysis.files:
+        sections += [story.glossary(analysis),
+                     story.picture(analysis, shown)]
+    sections += [story.what_changed(analysis, top, pairs_doc.pair_anchor),
+                 pairs_doc.legend(analysis),
+                 pairs_doc.pairs(analysis, shown),
+                 reference.model_section(analysis),
+                 reference.matrices_section(analysis, shown),
+                 reference.interface_section(analysis),
+                 reference.range_diff_section(analysis)]
+    sections += reference.embedded_sections(analysis)
+    sections.append(reference.assumptions_section())
+    if shown:
+        sections.append(casepages.case_views(analysis, shown))
+    document.sections = sections
+    return document
