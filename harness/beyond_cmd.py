@@ -1,6 +1,7 @@
 """sticky.py attack / beyond-bench / beyond-report: boots the issue-6 guest
 programs and writes build/results/beyond.json, build/results/bench.json,
-build/results/bench.txt and results/beyond.md (see harness/beyond.py)."""
+build/results/bench.txt and build/results/beyond.md (see harness/beyond.py).
+The committed results/beyond.md changes only through `make bless`."""
 
 import os
 
@@ -19,7 +20,7 @@ def _paths(args):
             'bench_txt': os.path.join(res, 'bench.txt'),
             'timing': os.path.join(res, 'beyond.timing.json'),
             'md': getattr(args, 'md', None) or
-            os.path.join(args.top, 'results', 'beyond.md')}
+            os.path.join(res, 'beyond.md')}
 
 
 def _need_prog(args, name):
@@ -196,7 +197,7 @@ def _bench_summary(paths, records, params, flavors):
 
 def cmd_report(args):
     """Recomputes the bench tables from the stored records (no boot) and
-    writes results/beyond.md."""
+    writes build/results/beyond.md."""
     paths = _paths(args)
     flavors = _all_flavors(args)
     bench = beyond.load_json(paths['bench'], {})
@@ -219,6 +220,7 @@ def add(sub):
                    help='skip the per-user /tmp boot in base')
     p.add_argument('--md', default=None,
                    help='where the Markdown section goes (default: '
+                   'build/results/beyond.md; `make bless` copies it to '
                    'results/beyond.md, the report\'s section)')
     commands._add_boot_opts(p, 300)
     p.set_defaults(func=cmd_attack)
@@ -236,6 +238,6 @@ def add(sub):
     commands._add_boot_opts(p, 600)
     p.set_defaults(func=cmd_bench)
     p = sub.add_parser('beyond-report', help='recompute the bench tables and '
-                       'write results/beyond.md from build/results/'
+                       'write build/results/beyond.md from build/results/'
                        '{beyond,bench}.json (no boot)')
     p.set_defaults(func=cmd_report)
