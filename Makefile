@@ -3,6 +3,8 @@
 #
 #   make                 deps, kernels, the suite in every flavor, the report
 #   make check           the tests (called by .ci/run)
+#   make report          the report; from results/expected when build/ has no
+#                        results (a fresh clone): no kernel needed
 #   make kernels         build all flavors; make kernel FLAVOR=v1 for one
 #   make suite           run the suite in every flavor (FLAVOR=v3 for one)
 #   make bench           the benchmarks

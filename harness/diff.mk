@@ -20,11 +20,14 @@ STICKYDIFF_ARGS = --results $(STICKYDIFF_RESULTS) \
 diff-check:
 	$(STICKYDIFF) check $(STICKYDIFF_ARGS)
 
-# results/report.md and results/report.html, plus a terminal summary.
+# results/report.md and results/report.html, plus a terminal summary: from
+# $(STICKYDIFF_RESULTS), or from $(STICKYDIFF_EXPECTED) when that holds no
+# result file (a fresh clone). Exit status 1 when the verdict is FAIL.
 report:
 	$(STICKYDIFF) report $(STICKYDIFF_ARGS)
 
-# Rewrite results/expected/<flavor>.json from the current results.
+# Rewrite results/expected/<flavor>.json from the current results, and
+# copy $(STICKYDIFF_RESULTS)/beyond.md over the committed section.
 bless:
 	$(STICKYDIFF) bless $(STICKYDIFF_ARGS)
 
