@@ -5,6 +5,10 @@
 set -eu
 PKGS="linux-source-6.1 qemu-system-x86 qemu-system-data busybox-static gcc make
 flex bison libelf-dev libssl-dev bc ccache python3 git xz-utils sparse perl"
+# Optional: headless Chromium for the report's screenshot tests
+# (harness/tests/test_screenshot.py; they skip without it), an 81 MB
+# download. STICKY_NO_BROWSER=1 leaves it out.
+[ -n "${STICKY_NO_BROWSER:-}" ] || PKGS="$PKGS chromium"
 missing=""
 for p in $PKGS; do
 	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
