@@ -43,6 +43,16 @@ def inline(*items):
     return [i for i in items if i is not None]
 
 
+def joined(parts, sep=", "):
+    """Inline lists joined with a separator, as one inline list."""
+    out = []
+    for index, part in enumerate(parts):
+        if index:
+            out.append(sep)
+        out += part
+    return out
+
+
 def plain(content):
     """The text of inline content, without markup."""
     if content is None:

@@ -15,6 +15,10 @@ def cause_anchor(label):
     return doc.anchor_of("cause", label)
 
 
+def cause_link(label):
+    return Link(label, cause_anchor(label))
+
+
 def cause_links(group_name):
     out = []
     for index, label in enumerate(causes.parts(group_name)):

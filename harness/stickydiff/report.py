@@ -4,7 +4,7 @@ v3), then the pairs, then the reference sections and the case views."""
 
 import os
 
-from . import casepages, doc, pairs_doc, reference, story
+from . import casepages, doc, front, pairs_doc, reference, story
 
 TITLE = "Sticky symlinks: v1, v3 and mainline, booted and diffed"
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -21,11 +21,11 @@ def source_text(analysis):
 def build(analysis, top=TOP):
     """The Document of one Analysis; `top` holds the patch series."""
     document = doc.Document(TITLE)
-    document.blocks.append(story.verdict(analysis, source_text(analysis)))
+    document.blocks.append(front.verdict(analysis, source_text(analysis)))
     shown = set()       # case ids the report names: each gets a view
     sections = []
     if analysis.files:
-        sections += [story.glossary(analysis),
+        sections += [front.glossary(analysis),
                      story.picture(analysis, shown)]
     sections += [story.what_changed(analysis, top, pairs_doc.pair_anchor),
                  pairs_doc.legend(analysis),

@@ -1,172 +1,10 @@
-"""The report's first sections: verdict, glossary, the rule as a picture,
-and what changed from v1 to v3 (and on to mainline)."""
+"""The report's story: the rule as one picture (the rule, the core
+matrix with trailing and intermediate links, the heatmap), and what
+changed from v1 to v3 and on to mainline, line by line."""
 
-from . import changes, doc, pictures, settings
-from .doc import Code, Link, Mark, Strong, cell
-from .flavors import FLAVORS
-from .model import config_for
-
-FOLLOWERS = (
-    ("root", "uid 0 with its capabilities"),
-    ("A", "uid 1000 (saved uid 0)"),
-    ("B", "uid 1001 (saved uid 0)"),
-    ("euid0-fsuidA", "euid 0 but fsuid 1000: a root daemon acting for A"),
-    ("euidA-fsuid0", "euid 1000, fsuid 0"),
-    ("setuid-root", "ruid 1000, euid 0, fsuid 1000"),
-)
-
-
-def verdict(analysis, source):
-    total = sum(c.cases for c in analysis.checks.values())
-    per = ", ".join("%s %s" % (f, format(c.cases, ","))
-                    for f, c in analysis.checks.items())
-    word = analysis.verdict
-    if word == "OK":
-        why = ("every case of every flavor is predicted by the rule model,"
-               " and every difference between two flavors has a named"
-               " cause.")
-    elif word == "FAIL":
-        why = ("%d case(s) the model does not explain, %d pairwise"
-               " difference(s) without a cause, %d file(s) that could not"
-               " be read, %d flavor(s) with other problems; see"
-               % (analysis.unexplained,
-                  sum(d.unexplained for d in analysis.diffs),
-                  len(analysis.load_errors),
-                  sum(1 for c in analysis.checks.values()
-                      if c.settings or c.interface or c.suite)))
-    else:
-        why = "no result files were found in %s." % analysis.results_dir
-    lines = [doc.Para([Strong("Verdict: %s" % word), " \u2014 ", why]
-                      + ([" ", Link("Model vs observation", "model")]
-                         if word == "FAIL" else []))]
-    if analysis.checks:
-        lines.append(doc.Para([
-            "%s cases (%s), %d unexplained. Results: " % (
-                format(total, ","), per, analysis.unexplained),
-            source, "."]))
-    lines.append(doc.Para([
-        "The suite runs every case in each flavor's kernel under each knob",
-        " setting; the rule model predicts each case from its parameters",
-        " alone. Outcomes are ", Mark("observed"), "; which rule refused is ",
-        Mark("inferred"), " by the model; what the patches say is ",
-        Mark("static"), "."]))
-    if analysis.diffs:
-        lines.append(doc.Para([Strong("Pair by pair")]))
-        lines.append(doc.Bullets([headline(d) for d in analysis.diffs]))
-    css = {"OK": "verdict ok", "FAIL": "verdict fail"}.get(word,
-                                                           "verdict no")
-    return doc.Callout(lines, css)
-
-
-def headline(pair_diff):
-    """One line per pair: how many cases differ, and why."""
-    pair = pair_diff.pair
-    out = [Link(pair.title, doc.anchor_of("pair", pair.title)), ": "]
-    if pair_diff.missing:
-        return out + ["skipped (%s)" % pair_diff.missing]
-    out.append("%s of %s cases differ" % (format(pair_diff.differing, ","),
-                                          format(pair_diff.joined, ",")))
-    counts = sorted(pair_diff.cause_counts().items(),
-                    key=lambda x: (-x[1], x[0]))
-    if counts:
-        out.append(" \u2014 ")
-        out += _join([[cause_link(label), " %s" % format(count, ",")]
-                      for label, count in counts])
-    same = sum(g.count for g in pair_diff.same_outcome.values())
-    if same:
-        out.append("; %s more with the same outcome but another deciding"
-                   " rule or log" % format(same, ","))
-    return out
-
-
-def _rules_text(flavor, knobs):
-    config = config_for(flavor, knobs)
-    parts = []
-    if config.mainline:
-        parts.append("mainline")
-    spec = FLAVORS[flavor]
-    if spec.own:
-        if config.own_on and not config.compiled:
-            parts.append("(%s rule on, compiled out)" % spec.own)
-        elif config.own_active:
-            parts.append("%s rule" % spec.own)
-    return " + ".join(parts) or "none"
-
-
-def _label_meaning(label):
-    parsed = settings.parse(label)
-    if parsed is None:
-        return "the knobs as the kernel booted (table below)"
-    mainline, own = parsed
-    text = "fs.protected_symlinks = %d; " % mainline
-    if own is None:
-        return text + "no own knob (base)"
-    return text + "the flavor's own protection %s" % ("on" if own else "off")
-
-
-def glossary(analysis):
-    section = doc.Section("Settings and terms", "glossary")
-    flavors = list(analysis.files)
-    labels = sorted({label for r in analysis.files.values()
-                     for label in list(r.settings) + ["boot"]},
-                    key=lambda x: (x != "boot", x))
-    rows = []
-    for label in labels:
-        row = [Code(label), _label_meaning(label)]
-        for flavor in flavors:
-            result = analysis.files[flavor]
-            if label in result.settings or label == "boot":
-                row.append(_rules_text(flavor, result.knobs(label)))
-            else:
-                row.append(cell("-", "none"))
-        rows.append(row)
-    section.add(doc.Para([
-        "A setting names the knobs in force: ", Code("ps<P>-own<O>"),
-        " = mainline's ", Code("fs.protected_symlinks"), " set to P, and the"
-        " flavor's own knob set to protect (O = 1) or not (O = 0); ",
-        Code("own-"), " where the flavor has no own knob. The cells say"
-        " which sticky rules are in force (knobs read back by the suite, ",
-        Mark("observed"), "; compiled out: ", Mark("static"), ")."]))
-    section.add(doc.Table(["setting", "meaning"] + flavors, rows))
-    knob_rows = []
-    for flavor in flavors:
-        spec = FLAVORS[flavor]
-        facts = analysis.files[flavor].data.get("facts") or {}
-        boot = facts.get("knobs") or {}
-        knob_rows.append([flavor, Code(spec.path or "-"), spec.polarity,
-                          ", ".join("%s=%s" % (k, v) for k, v in
-                                    sorted(boot.items()) if v is not None)])
-    section.add(doc.Table(["flavor", "own knob", "polarity",
-                           ["as booted ", Mark("observed")]], knob_rows,
-                          caption="Knobs (setting boot: these values, with"
-                                  " protected_hardlinks=0)"))
-    section.add(doc.Bullets([
-        ["Followers: "] + _join([[Code(n), " (%s)" % t]
-                                 for n, t in FOLLOWERS]) + ["."],
-        ["Positions: ", Code("trailing"), " = the path's last component is"
-         " the link; ", Code("intermediate"), " = the link is a directory"
-         " component (", Code("D/L/f"), "); ", Code("chain*"), " = a link to"
-         " a link; ", Code("dotdot"), ", ", Code("subdir-ns"), ", ",
-         Code("trailing-rel"), " as in docs/result-format.md."],
-        ["Case ids: ", Code("<group>/d<dir mode>-<dir owner>/l<link owner>"
-                            "/t<target>/f<follower>/<position>/<op>"),
-         "; group m = matrix, p = positions, o = ops, n = nosymfollow"
-         " mount. Every id links to its case view."],
-        ["Outcomes: ", Code("ok"), " or the errno; ", Code("+a"), " = the"
-         " link's atime was touched; ", Code("!"), " = the model predicted"
-         " otherwise."],
-    ]))
-    return section
-
-
-def _join(parts, sep=", "):
-    out = []
-    for index, part in enumerate(parts):
-        if index:
-            out.append(sep)
-        out += part
-    return out
-
+from . import changes, doc, pictures
+from .doc import Code, Link, Mark, Strong, cell, joined
+from .pairs_doc import cause_link
 
 CORE_FOLLOWERS = ("root", "A", "B")
 # (position, target): the trailing link leads to a file; any target for
@@ -262,10 +100,6 @@ def picture(analysis, shown):
     return section
 
 
-def cause_link(label):
-    return Link(label, doc.anchor_of("cause", label))
-
-
 def _where(top, series, markers):
     if not markers:
         return "-"
@@ -290,7 +124,7 @@ def _counts(analysis, labels, pair_anchor):
                 out.append([Link(pair_diff.pair.title,
                                  pair_anchor(pair_diff.pair)),
                             ": %s%s" % (format(total, ","), title)])
-    return _join(out, "; ") if out else ["0"]
+    return joined(out, "; ") if out else ["0"]
 
 
 def what_changed(analysis, top, pair_anchor):
@@ -303,7 +137,7 @@ def what_changed(analysis, top, pair_anchor):
             counts = counts + [doc.Em(" \u2014 " + change.note)]
         rows.append([change.what, _where(top, "v1", change.v1),
                      _where(top, "v3", change.v3),
-                     _join([[cause_link(c)] for c in change.causes])
+                     joined([[cause_link(c)] for c in change.causes])
                      or "-",
                      counts, change.decision])
     section.add(doc.Para([
