@@ -178,7 +178,7 @@ class ReportTest(unittest.TestCase):
                          r'(.*?)</details>', self.html, re.S).group(1)
         for flavor in support.FLAVORS:
             self.assertIn("<td>%s</td>" % flavor, view)
-        self.assertIn("v1 rule @1 (artifact)", view)    # inferred
+        self.assertIn("v1 rule @1", view)       # inferred: decider, link
         self.assertIn('class="mark inferred"', view)
         self.assertIn('class="mark observed"', view)
 
