@@ -98,7 +98,8 @@ def qemu_argv(b, console_pipe=True):
             raise HarnessError(f'{what} {path} not found: build it first '
                                f'(`make kernels`)')
     results = os.path.join(b.logdir, 'results.jsonl')
-    append = ('console=ttyS0 panic=-1 loglevel=7 printk.devkmsg=on '
+    # audit=1: mainline's AUDIT_ANOM_LINK records reach the kernel log.
+    append = ('console=ttyS0 panic=-1 loglevel=7 printk.devkmsg=on audit=1 '
               f'{b.append} -- {job_words(b.job)}').strip()
     argv = [QEMU, '-M', 'pc', '-m', b.memory, '-smp', str(b.smp),
             '-nodefaults', '-display', 'none', '-no-reboot',
