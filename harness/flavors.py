@@ -21,6 +21,9 @@ class Flavor:
     describe: str
     boot_knobs: dict     # knob -> expected boot value, 'absent' allowed
     extra: bool = False  # built only when named
+    patches: tuple = ()  # which patches of the series (default: all)
+    pick_link_order: tuple = ()  # calls pick_link() makes, in order
+    lockless: tuple = ()  # functions that must take no lock
 
 
 def load(path=INI):
@@ -38,7 +41,10 @@ def load(path=INI):
                                sec.get('knob', '').strip(),
                                sec.get('protect', '').strip(),
                                sec.get('describe', '').strip(), boot,
-                               sec.getboolean('extra', fallback=False))
+                               sec.getboolean('extra', fallback=False),
+                               tuple(sec.get('patches', '').split()),
+                               tuple(sec.get('pick_link_order', '').split()),
+                               tuple(sec.get('lockless', '').split()))
     return flavors
 
 
@@ -57,6 +63,23 @@ def pick(names, path=INI):
 
 def series_dir(series, top=TOP):
     return os.path.join(top, series)
+
+
+def flavor_patches(flavor, top=TOP):
+    """The patch files a flavor applies: its series, or the subset named
+    by its `patches` key (in the series' order)."""
+    if not flavor.series:
+        return []
+    patches = series_patches(flavor.series, top)
+    if not flavor.patches:
+        return patches
+    names = [os.path.basename(p) for p in patches]
+    unknown = [p for p in flavor.patches if p not in names]
+    if unknown:
+        raise HarnessError(f"flavor {flavor.name}: patches {', '.join(unknown)}"
+                           f" are not in {flavor.series}/series; it lists: "
+                           f"{', '.join(names)}")
+    return [p for p in patches if os.path.basename(p) in flavor.patches]
 
 
 def series_patches(series, top=TOP):

@@ -17,7 +17,7 @@ import re
 import shutil
 import subprocess
 
-from flavors import series_patches
+from flavors import flavor_patches
 from stages import HarnessError, log
 
 # STICKY_LINUX_TARBALL overrides it (harness/tests/test_faults.py).
@@ -122,7 +122,7 @@ def worktree(build, flavor, top, stages, first=None):
     """Returns build/<flavor>/src, patched with the flavor's current series
     (none for a flavor without one; only its `first` patches if given)."""
     # A bad series is named before a first run spends minutes extracting.
-    patches = series_patches(flavor.series, top) if flavor.series else []
+    patches = flavor_patches(flavor, top)
     src = pristine(build, stages)
     patches = patches[:first] if first else patches
     digest = series_digest(patches)
