@@ -9,10 +9,12 @@ import coverletter
 import flavors as flv
 import guest
 import kernels
+import placement
 import posted
 import qemu
 import rangediff
 import results
+import seriesbuild
 import seriescheck
 import tree
 from lock import BuildLock
@@ -227,6 +229,15 @@ def add_check_commands(sub):
     p = sub.add_parser('checkpatch',
                        help='checkpatch.pl --strict on every series')
     p.set_defaults(func=cmd_checkpatch)
+    p = sub.add_parser('series-build',
+                       help='build every proper prefix of every series in '
+                       'each flavor that applies it (bisectability)')
+    p.set_defaults(func=cmd_series_build)
+    p = sub.add_parser('placement-check',
+                       help="the order of the checks in each flavor's "
+                       'pick_link(), and no lock in the RCU-walk checks')
+    p.add_argument('flavors', nargs='*')
+    p.set_defaults(func=cmd_placement)
     p = sub.add_parser('cover-letters',
                        help='regenerate every cover letter (--check: '
                        'fail when one is stale)')
@@ -244,6 +255,36 @@ def cmd_checkpatch(args):
             src = tree.pristine(args.build_dir, Stages())
     ok = seriescheck.run(args.top, src)
     return 0 if ok else 1
+
+
+def cmd_series_build(args):
+    stages = Stages()
+    with BuildLock(args.build_dir, wait=not args.no_wait):
+        failed = seriesbuild.run(args.build_dir, args.top, stages,
+                                 args.flavors_file)
+    log(stages.summary())
+    return 1 if failed else 0
+
+
+def cmd_placement(args):
+    bad = checked = 0
+    for f in _flavors(args):
+        if not f.pick_link_order:
+            continue
+        src = os.path.join(args.build_dir, f.name, 'src')
+        if not os.path.isfile(src + '.applied'):
+            raise HarnessError(f'{src} has no applied series: build the '
+                               f'flavor first (make kernel FLAVOR={f.name})')
+        problems = placement.check_tree(src, f.pick_link_order, f.lockless)
+        checked += 1
+        bad += bool(problems)
+        what = ' -> '.join(f.pick_link_order)
+        log(f'{"not ok" if problems else "ok"} {f.name}: {what}'
+            + (f"; no lock in {', '.join(f.lockless)}" if f.lockless else ''))
+        for p in problems:
+            print(f'    {p}')
+    print(f'{checked - bad} passed, {bad} failed', flush=True)
+    return 1 if bad or not checked else 0
 
 
 def cmd_cover_letters(args):

@@ -1,9 +1,15 @@
-"""v3 as posted must not build with CONFIG_PROTECTED_STICKY_SYMLINKS unset.
+"""v3's initialiser as posted must not build with the option unset.
 
-Applies only patch 1 of v3/series to build/v3-posted/src, configures it as
-the v3 flavor (option unset) and compiles fs/namei.o alone. The check
-passes when that compile fails with exactly the expected error, and the
-verdict is written to results/v3-posted-build.txt.
+The posting wrote "int protected_sticky_symlinks =
+CONFIG_PROTECTED_STICKY_SYMLINKS;", which only compiles when the bool option
+is set. The series carries the IS_ENABLED() fix; this check applies the v3
+series to build/v3-posted/src, puts the posted initialiser back
+(harness/fixtures/v3-posted-initializer.diff), configures it as the v3 flavor
+(option unset) and compiles fs/namei.o alone. It passes when that compile
+fails with exactly the expected error, and when the series itself compiles
+fs/namei.o in the same configuration. The verdict is written to
+build/results/v3-posted-build.txt (results/v3-posted-build.txt is its
+blessed copy).
 """
 
 import dataclasses
@@ -11,20 +17,32 @@ import os
 
 import kbuild
 import tree
+from flavors import HARNESS
 from stages import log
 
 EXPECTED = ("error: 'CONFIG_PROTECTED_STICKY_SYMLINKS' undeclared here "
             "(not in a function)")
 
 
+HUNK = os.path.join(HARNESS, 'fixtures', 'v3-posted-initializer.diff')
+
+
 def run(build, top, v3, stages):
     flavor = dataclasses.replace(v3, name='v3-posted')
-    src = tree.worktree(build, flavor, top, stages, first=1)
+    src = tree.worktree(build, flavor, top, stages)
     obj = os.path.join(build, flavor.name, 'obj')
     with stages.stage('configure', 'Configuring v3-posted (option unset)'):
         kbuild.configure(src, obj, flavor.config, build)
-    with stages.stage('build', 'Compiling fs/namei.o of v3 patch 1 alone'):
-        rc, out = kbuild.compile_object(src, obj, 'fs/namei.o', build)
+    with stages.stage('build', 'Compiling fs/namei.o of the v3 series'):
+        ported_rc, ported_out = kbuild.compile_object(src, obj, 'fs/namei.o',
+                                                      build)
+    tree.git(src, 'apply', HUNK)
+    try:
+        with stages.stage('build', 'Compiling fs/namei.o with the posted '
+                          'initialiser'):
+            rc, out = kbuild.compile_object(src, obj, 'fs/namei.o', build)
+    finally:
+        tree.git(src, 'apply', '-R', HUNK)
     errors = [line.split(': ', 1)[1] if line.startswith('fs/') or
               '/fs/namei.c:' in line else line
               for line in out.splitlines() if 'error:' in line]
@@ -32,18 +50,29 @@ def run(build, top, v3, stages):
     # LC_ALL, so the locale cannot be forced): compare in ASCII.
     errors = [e[e.index('error:'):].replace('\u2018', "'")
               .replace('\u2019', "'") for e in errors]
-    ok = rc != 0 and EXPECTED in errors
+    ok = rc != 0 and EXPECTED in errors and ported_rc == 0
     verdict = [
-        'v3 patch 1 (as posted), CONFIG_PROTECTED_STICKY_SYMLINKS unset, '
-        'make fs/namei.o',
+        'v3 with the posted initialiser, CONFIG_PROTECTED_STICKY_SYMLINKS '
+        'unset, make fs/namei.o',
         f'expected: build fails with: {EXPECTED}',
         f'observed: make exit status {"non-zero" if rc else "0"}',
     ] + [f'observed: {e}' for e in dict.fromkeys(errors)] + [
+        'the series as ported (IS_ENABLED()): make exit status '
+        f'{"non-zero" if ported_rc else "0"}',
         f'verdict: {"ok" if ok else "NOT OK"}',
     ]
-    path = os.path.join(top, 'results', 'v3-posted-build.txt')
+    if ported_rc:
+        log(ported_out[-2000:])
+    path = os.path.join(build, 'results', 'v3-posted-build.txt')
     os.makedirs(os.path.dirname(path), exist_ok=True)
+    text = '\n'.join(verdict) + '\n'
     with open(path, 'w', encoding='utf-8') as f:
-        f.write('\n'.join(verdict) + '\n')
+        f.write(text)
     log(('ok' if ok else 'not ok') + f' v3-posted build check -> {path}')
+    blessed = os.path.join(top, 'results', 'v3-posted-build.txt')
+    with open(blessed, encoding='utf-8') as f:
+        if f.read() != text:
+            log(f'not ok: {path} differs from {blessed}; if the change is '
+                f'intended, copy it there (make bless)')
+            return False
     return ok
