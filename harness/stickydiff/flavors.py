@@ -13,9 +13,12 @@ UIDS = {"root": 0, "A": 1000, "B": 1001}
 
 # Where the flavor's own rule runs, relative to the steps of 6.1's
 # pick_link().  Ordered from earliest to latest.
-STAGE_VFS = "vfs"            # before mainline's check, ELOOP and touch_atime
-STAGE_LSM_2010 = "lsm-2010"  # after mainline's check, before ELOOP/atime
-STAGE_LSM_61 = "lsm-6.1"     # security_inode_follow_link(): after both
+# v3 and v1 (with its preparatory patch) run after may_follow_link() and
+# before the nosymfollow test and touch_atime(), as the hook did in 2010.
+STAGE_VFS = "before-mainline"       # first, before may_follow_link()
+STAGE_AFTER_MAINLINE = "after-mainline"
+STAGE_LSM_2010 = STAGE_AFTER_MAINLINE
+STAGE_LSM_61 = "lsm-6.1"            # security_inode_follow_link() in 6.1
 
 V1_LOG = ("non-matching-uid symlink following attempted in sticky-directory"
           " by {comm} (fsuid {fsuid})")
@@ -58,14 +61,14 @@ class Flavor:
 
 
 _V1_COMMON = dict(
-    own="v1", stage=STAGE_LSM_61, knob="weak_sticky_symlinks",
+    own="v1", knob="weak_sticky_symlinks",
     path="/proc/sys/fs/weak-sticky-symlinks", protect_value=0,
     boot_default=0, polarity="weak: 0 = protected, 1 = weak",
     doc="Documentation/admin-guide/sysctl/kernel.rst (file is in fs/)",
     log_text=V1_LOG)
 
 _V3_COMMON = dict(
-    own="v3", stage=STAGE_VFS, compiled=True,
+    own="v3", stage=STAGE_AFTER_MAINLINE, compiled=True,
     knob="protected_sticky_symlinks",
     path="/proc/sys/fs/protected-sticky-symlinks", protect_value=1,
     polarity="protected: 1 = protected, 0 = off",
@@ -78,10 +81,13 @@ FLAVORS = {
         path=None, protect_value=None, boot_default=None,
         polarity="-", doc="-", kconfig="-", log_text=None),
     "v1": Flavor(name="v1", compiled=True, kconfig="CONFIG_SECURITY=y",
-                 **_V1_COMMON),
+                 stage=STAGE_AFTER_MAINLINE, **_V1_COMMON),
     "v1-nosec": Flavor(name="v1-nosec", compiled=False,
                        kconfig="CONFIG_SECURITY=n (hook compiled out)",
-                       **_V1_COMMON),
+                       stage=STAGE_AFTER_MAINLINE, **_V1_COMMON),
+    "v1-hook61": Flavor(name="v1-hook61", compiled=True,
+                        kconfig="CONFIG_SECURITY=y, hook where 6.1 calls it",
+                        stage=STAGE_LSM_61, **_V1_COMMON),
     "v3": Flavor(name="v3", boot_default=0,
                  kconfig="CONFIG_PROTECTED_STICKY_SYMLINKS=n",
                  **_V3_COMMON),
@@ -90,7 +96,7 @@ FLAVORS = {
                   **_V3_COMMON),
 }
 
-FLAVOR_ORDER = ("base", "v1", "v1-nosec", "v3", "v3y")
+FLAVOR_ORDER = ("base", "v1", "v1-nosec", "v3", "v3y", "v1-hook61")
 
 # Boot values every flavor should report (Debian's tree defaults both
 # mainline link protections to 1).

@@ -53,11 +53,17 @@ class RuleTest(unittest.TestCase):
         self.assertEqual(pred.decider, model.MAINLINE)
         self.assertIsNone(pred.log)
 
-    def test_v3_runs_before_mainline_and_logs(self):
+    def test_v3_runs_after_mainline(self):
+        # Mainline refuses the trailing link first and audits it.
         pred = predicted("core-B", "v3", "ps1-own1")
+        self.assertEqual(pred.decider, model.MAINLINE)
+        self.assertIsNone(pred.log)
+        self.assertFalse(pred.atime)
+
+    def test_v3_decides_intermediate_links_and_logs(self):
+        pred = predicted("inter-B", "v3", "ps1-own1")
         self.assertEqual(pred.decider, model.OWN)
         self.assertEqual(pred.log, "v3")
-        self.assertFalse(pred.atime)
 
     def test_v1_nosec_never_applies(self):
         for setting in support.OWN_SETTINGS:
@@ -79,15 +85,24 @@ class RuleTest(unittest.TestCase):
 
 class ArtifactTest(unittest.TestCase):
 
-    def test_v1_eloop_before_hook_is_labelled(self):
-        pred = predicted("nsf-inter-B", "v1", "ps1-own1")
+    def test_hook61_eloop_before_hook_is_labelled(self):
+        pred = predicted("nsf-inter-B", "v1-hook61", "ps1-own1")
         self.assertEqual(pred.errno, "ELOOP")
         self.assertIn(model.ARTIFACT_ELOOP, pred.artifacts)
 
-    def test_v1_denied_follow_touches_atime_and_is_labelled(self):
-        pred = predicted("core-B", "v1", "ps0-own1")
+    def test_hook61_denied_follow_touches_atime_and_is_labelled(self):
+        pred = predicted("core-B", "v1-hook61", "ps0-own1")
         self.assertEqual((pred.errno, pred.atime), ("EACCES", True))
         self.assertIn(model.ARTIFACT_ATIME, pred.artifacts)
+
+    def test_v1_with_its_preparatory_patch_has_no_artifact(self):
+        # Same outcomes as v3 whenever both protections are set alike.
+        for name in ("core-B", "inter-B", "nsf-trail-B", "nsf-inter-B"):
+            for setting in support.OWN_SETTINGS[1:]:
+                pred = predicted(name, "v1", setting)
+                self.assertEqual(pred.artifacts, (), (name, setting))
+                self.assertEqual(pred.outcome(), predicted(
+                    name, "v3", setting).outcome(), (name, setting))
 
     def test_2010_placement_has_no_artifact(self):
         config = Config(mainline=False, own="v1", own_on=True,
@@ -103,10 +118,11 @@ class ArtifactTest(unittest.TestCase):
     def test_resolve_no_symlinks_like_nosymfollow(self):
         record = copy.deepcopy(support.SCENARIOS["inter-B"])
         record["params"]["op"] = "openat2_resolve_no_symlinks"
-        config = config_for("v1", support.knobs("v1", "ps1-own1"))
+        config = config_for("v1-hook61", support.knobs("v1", "ps1-own1"))
         self.assertEqual(predict(record, config).errno, "ELOOP")
-        config = config_for("v3", support.knobs("v3", "ps1-own1"))
-        self.assertEqual(predict(record, config).errno, "EACCES")
+        for flavor in ("v1", "v3"):
+            config = config_for(flavor, support.knobs(flavor, "ps1-own1"))
+            self.assertEqual(predict(record, config).errno, "EACCES")
 
 
 class DacTest(unittest.TestCase):
