@@ -144,7 +144,7 @@ int main(int argc, char **argv)
 		group_line("sysctl", e ? 0 : 1, e, 0);
 	}
 	if (do_log) {
-		int e = own_kind < 0 ? run_log_tests(1, 0) : run_log_tests(0, 1);
+		int e = own_kind < 0 ? run_log_tests_audited(1, 0) : run_log_tests_audited(0, 1);
 		group_line("log", e ? 0 : 1, e, 0);
 	}
 	for (int si = 0; si < nset; si++) {

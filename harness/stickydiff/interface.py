@@ -11,7 +11,7 @@ import re
 from .flavors import (FLAVORS, KNOB_NAMES, MAINLINE_BOOT,
                       expected_boot_knobs)
 from .load import LoadError
-from .model import config_for, predict
+from .model import MAINLINE, config_for, predict
 
 # Every knob file is proc_dointvec_minmax over [0, 1], mode 0644.
 KNOB_RANGE = (0, 1)
@@ -118,6 +118,35 @@ LOG_PROBE = {
 }
 
 
+# The task name each log probe runs under (common/kmsg.c).
+LOG_COMMS = {"single": "stickyprobe", "burst": "stickyburst",
+             "both": "stickyboth"}
+
+# What mainline's audit_log_path_denied() must write for B (fsuid 1001).
+AUDIT_FIELDS = ("type=1702 ", "op=follow_link", " fsuid=1001 ", " res=0")
+
+
+def _check_audit(where, record, prediction, comm):
+    """Mainline's refusal writes an AUDIT_ANOM_LINK record (kauditd prints
+    it: the guest boots with audit=1 and holds an audit rule); the
+    revisions' own rules write none."""
+    audit = record.get("audit_record")
+    if prediction.decider == MAINLINE:
+        want = AUDIT_FIELDS + ('comm="%s"' % comm,)
+        if not audit:
+            return ["%s: no AUDIT_ANOM_LINK record, predicted one (denied"
+                    " by %s)" % (where, MAINLINE)]
+        missing = [f.strip() for f in want if f not in audit]
+        if missing:
+            return ["%s: audit record %r lacks %s"
+                    % (where, audit, ", ".join(missing))]
+        return []
+    if audit:
+        return ["%s: audit record %r, predicted none (decided by %s)"
+                % (where, audit, prediction.decider)]
+    return []
+
+
 def predict_log(flavor, knobs):
     """The model's prediction of the log probe under these knobs."""
     return predict(LOG_PROBE, config_for(flavor, knobs))
@@ -133,9 +162,10 @@ def check_log(flavor, record, knobs):
         problems.append("%s: probe gave %s/%s, predicted %s/%s by %s"
                         % (where, observed[0], observed[1], prediction.ret,
                            prediction.errno, prediction.decider))
-    comm = "stickyburst" if record.get("kind") == "burst" else "stickyprobe"
+    comm = LOG_COMMS.get(record.get("kind"), "stickyprobe")
     ours = [m for m in record.get("messages") or [] if comm in m]
     denials = record.get("denials") or 0
+    problems += _check_audit(where, record, prediction, comm)
     if prediction.log is None:
         if ours:
             problems.append("%s: %d message(s), predicted none (denied by"
