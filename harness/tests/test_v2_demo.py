@@ -26,20 +26,22 @@ class FixtureTest(unittest.TestCase):
         for name in ("config", "knob", "protect", "boot_knobs"):
             self.assertEqual(getattr(v2, name), getattr(v1, name), name)
 
-    def test_series_names_one_patch_that_exists(self):
+    def test_series_names_v1s_patches(self):
         patches = flavors.series_patches("v2", v2_demo.FIXTURES)
-        self.assertEqual(len(patches), 1)
+        v1 = flavors.series_patches("v1", v2_demo.TOP)
+        self.assertEqual([os.path.basename(p) for p in patches],
+                         [os.path.basename(p) for p in v1])
 
     def test_patch_is_v1_without_the_s_islnk_test(self):
-        v2 = flavors.series_patches("v2", v2_demo.FIXTURES)[0]
-        v1 = flavors.series_patches("v1", v2_demo.TOP)[0]
+        v2 = flavors.series_patches("v2", v2_demo.FIXTURES)[-1]
+        v1 = flavors.series_patches("v1", v2_demo.TOP)[-1]
         old, new = added_lines(v1), added_lines(v2)
         self.assertTrue(any("S_ISLNK" in line for line in old))
         self.assertFalse(any("S_ISLNK" in line for line in new))
         dropped = [line for line in old if line not in new]
         self.assertEqual(len(dropped), 2, dropped)   # the if line, reflowed
         with open(v2, encoding="utf-8") as stream:
-            self.assertIn("Subject: [PATCH v2]", stream.read())
+            self.assertIn("Subject: [PATCH v2 2/2]", stream.read())
 
     def test_no_host_names_in_the_fixture(self):
         for name in os.listdir(os.path.join(v2_demo.FIXTURES, "v2")):
