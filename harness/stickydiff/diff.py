@@ -34,6 +34,7 @@ PAIRS = (
     Pair("v1 vs v3 with both protections on", "v1", "v3",
          ("ps0-own1", "ps1-own1")),
     Pair("v3y vs v3", "v3y", "v3"),
+    Pair("v1 vs v1-hook61 (where 6.1 calls the hook)", "v1", "v1-hook61"),
     Pair("v1 vs v1-nosec", "v1", "v1-nosec"),
     Pair("v1 vs base", "v1", "base"),
     Pair("v1-nosec vs base", "v1-nosec", "base"),

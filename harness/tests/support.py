@@ -153,24 +153,39 @@ LOG_TEXT = {
 }
 
 
+AUDIT = ('audit: type=1702 audit(T): op=follow_link ppid=0 pid=1'
+         ' auid=4294967295 uid=1001 gid=1001 euid=1001 suid=0 fsuid=1001'
+         ' egid=1001 sgid=0 fsgid=1001 ses=4294967295 comm="%s"'
+         ' exe="/bin/sticky-suite" res=0')
+
+
 def log_records(flavor):
-    """The suite's single probe and burst (common/kmsg.c), by hand."""
-    own = {"v1": "v1", "v3": "v3", "v3y": "v3"}.get(flavor)
+    """The suite's log probes (common/kmsg.c), by hand: single and burst
+    under the log setting, and 'both' (protected_symlinks=1 with the
+    revision on: mainline refuses first and audits)."""
+    own = {"v1": "v1", "v3": "v3", "v3y": "v3",
+           "v1-hook61": "v1"}.get(flavor)
     setting = LOG_SETTING.get(flavor, "ps0-own1")
     # v1-nosec: the rule is compiled out and mainline is off at ps0.
     allowed = flavor == "v1-nosec"
+    probes = [("single", setting, "stickyprobe", 1, 1),
+              ("burst", setting, "stickyburst", 100, 9)]
+    if flavor != "base":
+        probes.append(("both", "ps1-own1", "stickyboth", 1, 0))
     out = []
-    for kind, comm, denials, count in (("single", "stickyprobe", 1, 1),
-                                       ("burst", "stickyburst", 100, 9)):
+    for kind, where, comm, denials, count in probes:
+        mainline = where.startswith("ps1")
         messages = [LOG_TEXT[own] % comm] * count if own else []
-        out.append({"kind": kind, "setting": setting,
+        ok = allowed and not mainline
+        out.append({"kind": kind, "setting": where,
                     "messages": ["random: crng init done"] + messages,
                     "total_messages": len(messages) + 1,
                     "comm": comm if messages else None,
                     "fsuid": 1001 if messages else None,
                     "denials": denials, "received": len(messages),
-                    "ret": 0 if allowed else -1,
-                    "errno": "0" if allowed else "EACCES",
+                    "audit_record": AUDIT % comm if mainline else None,
+                    "ret": 0 if ok else -1,
+                    "errno": "0" if ok else "EACCES",
                     "completed": True})
     return out
 

@@ -41,7 +41,7 @@ class CheckTest(unittest.TestCase):
         def flip(data):
             case = support.find_case(data, "ps0-own1", "core-B")
             case["atime_changed"] = False
-        result = checked("v1", flip)
+        result = checked("v1-hook61", flip)
         self.assertEqual(len(result.unexplained), 1)
 
     def test_unmeasured_atime_is_not_compared(self):
@@ -117,8 +117,28 @@ class InterfaceTest(unittest.TestCase):
     def test_mainline_denial_is_silent(self):
         record = copy.deepcopy(support.log_records("v3")[0])
         record["setting"] = "ps1-own0"
+        record["audit_record"] = support.AUDIT % "stickyprobe"
         problems = interface.check_log("v3", record, knobs("v3", "ps1-own0"))
         self.assertIn("predicted none (denied by mainline", problems[0])
+
+    def test_mainline_denial_is_audited(self):
+        record = copy.deepcopy(support.log_records("v3")[2])
+        self.assertEqual(record["kind"], "both")
+        both = knobs("v3", "ps1-own1")
+        self.assertEqual(interface.check_log("v3", record, both), [])
+        record["audit_record"] = None
+        problems = interface.check_log("v3", record, both)
+        self.assertIn("no AUDIT_ANOM_LINK record", problems[0])
+        record["audit_record"] = support.AUDIT.replace(
+            "fsuid=1001", "fsuid=0") % "stickyboth"
+        problems = interface.check_log("v3", record, both)
+        self.assertIn("lacks fsuid=1001", problems[0])
+
+    def test_revision_denial_is_not_audited(self):
+        record = copy.deepcopy(support.log_records("v3")[0])
+        record["audit_record"] = support.AUDIT % "stickyprobe"
+        problems = interface.check_log("v3", record, knobs("v3", "ps0-own1"))
+        self.assertIn("predicted none (decided by own rule)", problems[0])
 
     def test_nosec_not_denied(self):
         record = support.log_records("v1")[0]

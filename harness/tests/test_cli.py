@@ -117,7 +117,7 @@ class CliTest(unittest.TestCase):
         support.write_results(self.results)
         code, text = run("diff", "--results", self.results)
         self.assertEqual(code, 0, text)
-        self.assertIn("v1 vs v1-nosec: 5/65 differ (config dependence 5)",
+        self.assertIn("v1 vs v1-nosec: 9/65 differ (config dependence 9)",
                       text)
         code, text = run("report", "--results", self.results, "--out",
                          self.out, "--range-diff",

@@ -31,18 +31,27 @@ class DiffTest(unittest.TestCase):
 
     def test_v1_v3_boot_is_default_value(self):
         groups, result = self.groups("v1 vs v3 at boot defaults")
-        self.assertEqual(groups, {causes.DEFAULT_VALUE: 1})
+        # protected_symlinks=1 at boot: only the intermediate links differ
+        # (inter-B, nsf-inter-B), v1 on and v3 off.
+        self.assertEqual(groups, {causes.DEFAULT_VALUE: 2})
         self.assertEqual(result.settings, [("boot", "boot")])
 
-    def test_v1_v3_both_on_is_porting_artifact(self):
+    def test_v1_v3_both_on_differ_only_in_log_text(self):
         groups, result = self.groups("v1 vs v3 with both protections on")
-        # ps0: trailing and intermediate for B and root (strictatime: atime,
-        # nosymfollow: ELOOP); ps1: intermediate only.
-        self.assertEqual(groups, {causes.ARTIFACT_ATIME_CAUSE: 4,
-                                  causes.ARTIFACT_ELOOP_CAUSE: 3})
+        self.assertEqual(groups, {})
         same = {c: g.count for c, g in result.same_outcome.items()}
-        self.assertEqual(same, {causes.PLACEMENT + " + "
-                                + causes.LOG_TEXT: 3})
+        # The own rule decides: ps0 core-B, core-root, inter-B,
+        # nsf-trail-B, nsf-inter-B; ps1 inter-B, nsf-inter-B.
+        self.assertEqual(same, {causes.LOG_TEXT: 7})
+
+    def test_v1_hook61_is_porting_artifact(self):
+        groups, result = self.groups(
+            "v1 vs v1-hook61 (where 6.1 calls the hook)")
+        # ps0: trailing and intermediate for B and root (strictatime: atime,
+        # nosymfollow: ELOOP); ps1: intermediate only; boot: intermediate.
+        self.assertEqual(groups, {causes.ARTIFACT_ATIME_CAUSE: 5,
+                                  causes.ARTIFACT_ELOOP_CAUSE: 4})
+        self.assertEqual(result.same_outcome, {})
 
     def test_v3y_v3_is_default_value(self):
         groups, _ = self.groups("v3y vs v3")
@@ -50,7 +59,9 @@ class DiffTest(unittest.TestCase):
 
     def test_v1_nosec_is_config_dependence(self):
         groups, _ = self.groups("v1 vs v1-nosec")
-        self.assertEqual(groups, {causes.CONFIG_DEP: 5})
+        # boot and ps1-own1: inter-B, nsf-inter-B; ps0-own1: core-B,
+        # core-root, inter-B, nsf-trail-B, nsf-inter-B.
+        self.assertEqual(groups, {causes.CONFIG_DEP: 9})
 
     def test_revision_vs_base_separates_knob_off_from_intermediate(self):
         groups, result = self.groups("v3 vs base")
@@ -63,17 +74,16 @@ class DiffTest(unittest.TestCase):
         ids = {r.case_id for r in result.differ[causes.MAINLINE_OFF].members}
         self.assertIn(support.SCENARIOS["core-B"]["id"], ids)
         self.assertNotIn(support.SCENARIOS["inter-B"]["id"], ids)
-        same = {c: g.count for c, g in result.same_outcome.items()}
-        # ps1-own1: v3's rule refuses core-B, core-root and nsf-trail-B
-        # before mainline's would: only the deciding rule differs.
-        self.assertEqual(same, {causes.PLACEMENT: 3})
+        # ps1-own1: mainline refuses core-B, core-root and nsf-trail-B
+        # first in both kernels: nothing differs there.
+        self.assertEqual(result.same_outcome, {})
 
     def test_v1_nosec_vs_base_no_difference(self):
         groups, _ = self.groups("v1-nosec vs base")
         self.assertEqual(groups, {})
 
     def test_representative_rows_are_few_and_varied(self):
-        _, result = self.groups("v1 vs v3 with both protections on")
+        _, result = self.groups("v1 vs v1-hook61 (where 6.1 calls the hook)")
         group = result.differ[causes.ARTIFACT_ATIME_CAUSE]
         rows = group.rows
         self.assertLessEqual(len(rows), diff.ROWS_PER_GROUP)
@@ -191,13 +201,23 @@ class StepsTest(unittest.TestCase):
                 end = steps[-1][1] if steps else config_for(a, ka)
                 self.assertEqual(end, config_for(b, kb), (a, b))
 
-    def test_lsm_to_vfs_passes_artifact_then_placement(self):
+    def test_stage_steps(self):
+        from dataclasses import replace
+        from stickydiff.flavors import STAGE_VFS
         from stickydiff.model import config_for
-        labels = [label for label, _ in causes.steps(
-            config_for("v1", support.knobs("v1", "ps0-own1")),
-            config_for("v3", support.knobs("v3", "ps0-own1")), False)]
-        self.assertEqual(labels, [causes._STEP_ARTIFACT, causes.PLACEMENT,
-                                  causes.LOG_TEXT])
+        v1 = config_for("v1", support.knobs("v1", "ps0-own1"))
+        v3 = config_for("v3", support.knobs("v3", "ps0-own1"))
+        hook61 = config_for("v1-hook61", support.knobs("v1", "ps0-own1"))
+
+        def labels(a, b):
+            return [label for label, _ in causes.steps(a, b, False)]
+        self.assertEqual(labels(v1, v3), [causes.LOG_TEXT])
+        self.assertEqual(labels(hook61, v3), [causes._STEP_ARTIFACT,
+                                              causes.LOG_TEXT])
+        # The first v3 port ran before may_follow_link().
+        self.assertEqual(labels(hook61, replace(v3, stage=STAGE_VFS)),
+                         [causes._STEP_ARTIFACT, causes.PLACEMENT,
+                          causes.LOG_TEXT])
 
 
 if __name__ == "__main__":
