@@ -71,6 +71,8 @@ attack: kernels guest
 bench: kernels guest
 	$(STICKY) bench
 	$(STICKY) beyond-bench $(FLAVOR)
+	$(STICKY) build v3y-dlock
+	$(STICKY) contend-bench
 
 clean:
 	rm -rf build/results build/logs build/initramfs.cpio.gz

@@ -20,6 +20,7 @@ import tree
 from lock import BuildLock
 from stages import HarnessError, Stages, log
 from stress import add_stress_commands
+from idmap_cmd import add_idmap_commands
 
 
 def _flavors(args):
@@ -50,6 +51,7 @@ def add_all(sub):
     add_bench_commands(sub)
     add_beyond_commands(sub)
     add_stress_commands(sub)
+    add_idmap_commands(sub)
 
 
 def _kernel(args, name):
@@ -330,4 +332,6 @@ def add_beyond_commands(sub):
     """Issue 6 (harness/beyond_cmd.py): attack, beyond-bench,
     beyond-report."""
     import beyond_cmd  # noqa: E402 (imports this module)
+    import contend  # noqa: E402 (imports beyond_cmd)
     beyond_cmd.add(sub)
+    contend.add(sub)
