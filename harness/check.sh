@@ -24,11 +24,14 @@ step() {
 }
 
 step series-checkpatch $PY harness/sticky.py checkpatch
+step cover-letters $PY harness/sticky.py cover-letters --check
 step unit-c make --no-print-directory -C common test
 step kernels $PY harness/sticky.py build
 step guest make --no-print-directory -C common
 # After the kernels: the harness fault tests boot build/base/bzImage.
 step unit-python $PY -m unittest discover -s harness/tests
+step placement $PY harness/sticky.py placement-check
+step series-build $PY harness/sticky.py series-build
 step static-check $PY harness/sticky.py static-check
 step v3-posted-build $PY harness/sticky.py posted-check
 step smoke $PY harness/sticky.py smoke
