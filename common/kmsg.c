@@ -68,15 +68,6 @@ static int is_audit(const char *s)
 	return !strncmp(s, "audit: ", 7);
 }
 
-static int audit_lines(const struct msgs *m)
-{
-	int n = 0;
-
-	for (int i = 0; i < m->n && i < MAXMSG; i++)
-		n += is_audit(m->text[i]);
-	return n;
-}
-
 /* The first AUDIT_ANOM_LINK record of a follow refused to comm, or NULL. */
 static const char *anom_link(const struct msgs *m, const char *comm)
 {
@@ -135,13 +126,15 @@ static void emit(const char *kind, const char *setting, const char *comm, struct
 	jb_str(&j, "type", "log");
 	jb_str(&j, "kind", kind);
 	jb_str(&j, "setting", setting);
-	/* kauditd prints late and ratelimited: audit lines are kept apart */
+	/*
+	 * Only the probe's own lines: the wait for kauditd lets unrelated boot
+	 * messages (clocksource, input) in, and audit lines are kept apart.
+	 */
 	jb_arr(&j, "messages");
 	for (int i = 0; i < m->n && i < MAXMSG; i++)
-		if (!is_audit(m->text[i]))
+		if (strstr(m->text[i], comm) && !is_audit(m->text[i]))
 			jb_str(&j, NULL, m->text[i]);
 	jb_close_arr(&j);
-	jb_int(&j, "total_messages", m->n - audit_lines(m));
 	jb_str(&j, "comm", named);
 	if (fsuid >= 0)
 		jb_int(&j, "fsuid", fsuid);
