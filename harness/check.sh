@@ -27,15 +27,18 @@ step series-checkpatch $PY harness/sticky.py checkpatch
 step cover-letters $PY harness/sticky.py cover-letters --check
 step unit-c make --no-print-directory -C common test
 step kernels $PY harness/sticky.py build
+# v1 without its preparatory patch: the porting artifacts, blessed too.
+step kernel-v1-hook61 $PY harness/sticky.py build v1-hook61
 step guest make --no-print-directory -C common
 # After the kernels: the harness fault tests boot build/base/bzImage.
 step unit-python $PY -m unittest discover -s harness/tests
-step placement $PY harness/sticky.py placement-check
+step placement $PY harness/sticky.py placement-check v1 v1-nosec v3 v3y v1-hook61
 step series-build $PY harness/sticky.py series-build
 step static-check $PY harness/sticky.py static-check
 step v3-posted-build $PY harness/sticky.py posted-check
 step smoke $PY harness/sticky.py smoke
 step suite $PY harness/sticky.py suite
+step suite-v1-hook61 $PY harness/sticky.py suite v1-hook61
 step model-vs-observed make --no-print-directory diff-check
 step regression make --no-print-directory regress
 step attack $PY harness/sticky.py attack --tries 500 \
