@@ -79,7 +79,9 @@ CAUSES = {c.name: c for c in (
     Cause(CONTROL_DIFFERS, "run",
           "the same operation on the target, without any link, gave"
           " different results in the two kernels (observed), which no"
-          " sticky rule explains"),
+          " sticky rule explains; the model predicts the control from"
+          " modes, owners and ids, so `check` reports a failed control"
+          " self-check on at least one side"),
     Cause(PARAMS_DIFFER, "run",
           "the two records of this case id carry different parameters"
           " (ids read back, links, searched directories)"),
@@ -178,14 +180,22 @@ def attribute(case_a, config_a, case_b, config_b, boot):
             _blame(previous, current, label, outcome_causes,
                    verdict_causes)
         previous = current
-    # The walk above used A's record; B's own record may carry another
-    # control result or other params, which no sticky rule explains.
+    # The walk above used A's record; B's own record may carry other
+    # params, which no sticky rule explains.
     last = predict(case_b, config_b)
     if _changes(previous, last):
         label = (PARAMS_DIFFER if case_a["params"] != case_b["params"]
-                 else CONTROL_DIFFERS)
+                 else UNEXPLAINED)
         _blame(previous, last, label, outcome_causes, verdict_causes)
+    # The predictions never read the recorded controls; two records whose
+    # controls differ are a difference of the runs (observed).
+    if _recorded_control(case_a) != _recorded_control(case_b):
+        _add(outcome_causes, CONTROL_DIFFERS)
     return outcome_causes, verdict_causes
+
+
+def _recorded_control(case):
+    return case.get("control_ret"), case.get("control_errno")
 
 
 def _changes(before, after):

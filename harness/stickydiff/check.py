@@ -1,8 +1,9 @@
 """Model versus observation for one flavor's result file."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from . import interface, settings
+from . import followtest, interface, settings
+from .control import control_problem
 from .model import (ModelError, config_for, observed_outcome,
                     outcomes_agree, predict)
 
@@ -31,6 +32,24 @@ class Mismatch:
 
 
 @dataclass
+class ControlMismatch:
+    """A recorded control that is not the predicted one: the suite's
+    self-check failed, so the case is not explained, whatever its
+    outcome."""
+
+    flavor: str
+    setting: str
+    case_id: str
+    problem: str
+    params: dict
+
+    def describe(self):
+        return "%s %s %s\n    %s\n    %s" % (
+            self.flavor, self.setting, self.case_id, self.problem,
+            describe_params(self.params))
+
+
+@dataclass
 class CheckResult:
     flavor: str
     path: str
@@ -42,11 +61,16 @@ class CheckResult:
     suite: list = field(default_factory=list)
     artifacts: dict = field(default_factory=dict)  # label -> count
     predictions: dict = field(default_factory=dict)  # key -> Prediction
+    controls: int = 0               # recorded controls that were predicted
+    control_errors: list = field(default_factory=list)   # ControlMismatch
+    follow_tests: int = 0
+    follow_explained: int = 0
+    not_follow: dict = field(default_factory=dict)  # (reason, op) -> count
 
     @property
     def ok(self):
-        return not (self.unexplained or self.interface or self.settings
-                    or self.suite)
+        return not (self.unexplained or self.control_errors or self.interface
+                    or self.settings or self.suite)
 
 
 def format_outcome(outcome):
@@ -84,24 +108,44 @@ def check_file(result):
         out.suite.append("%s: suite exit status %r"
                          % (result.path, result.data.get("status")))
     for key in sorted(result.cases):
-        case = result.cases[key]
-        out.cases += 1
-        observed = observed_outcome(case)
-        try:
-            config = config_for(result.flavor, result.knobs(key[0]))
-            prediction = predict(case, config)
-        except (ModelError, KeyError, ValueError) as err:
-            out.unexplained.append(Mismatch(result.flavor, key[0], key[1],
-                                            observed, str(err),
-                                            case["params"]))
-            continue
-        out.predictions[key] = prediction
-        if outcomes_agree(observed, prediction.outcome()):
-            out.explained += 1
-            for label in prediction.artifacts:
-                out.artifacts[label] = out.artifacts.get(label, 0) + 1
-        else:
-            out.unexplained.append(Mismatch(result.flavor, key[0], key[1],
-                                            observed, prediction,
-                                            case["params"]))
+        _check_case(out, result, key)
     return out
+
+
+def _check_case(out, result, key):
+    """Predict one case, its control and whether it is a follow test."""
+    case = result.cases[key]
+    out.cases += 1
+    observed = observed_outcome(case)
+    problem = control_problem(case)
+    if problem:
+        out.control_errors.append(ControlMismatch(
+            result.flavor, key[0], key[1], problem, case["params"]))
+    elif case.get("control_ret") is not None:
+        out.controls += 1
+    try:
+        config = config_for(result.flavor, result.knobs(key[0]))
+        prediction = predict(case, config)
+        follow, reason = followtest.judge(case, config)
+    except (ModelError, KeyError, ValueError) as err:
+        out.unexplained.append(Mismatch(result.flavor, key[0], key[1],
+                                        observed, str(err),
+                                        case["params"]))
+        return
+    prediction = replace(prediction, follow_test=follow)
+    out.predictions[key] = prediction
+    agrees = outcomes_agree(observed, prediction.outcome())
+    if follow:
+        out.follow_tests += 1
+        out.follow_explained += agrees and not problem
+    else:
+        label = (reason, case["params"]["op"])
+        out.not_follow[label] = out.not_follow.get(label, 0) + 1
+    if not agrees:
+        out.unexplained.append(Mismatch(result.flavor, key[0], key[1],
+                                        observed, prediction,
+                                        case["params"]))
+    elif not problem:
+        out.explained += 1
+        for label in prediction.artifacts:
+            out.artifacts[label] = out.artifacts.get(label, 0) + 1

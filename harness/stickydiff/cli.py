@@ -6,6 +6,7 @@ import sys
 
 from . import regress, render_html, render_md, report
 from .analysis import analyse
+from .control_summary import control_error_lines, control_lines
 from .load import LoadError, present_flavors
 from .summary import check_lines, flavor_lines, pair_lines, summary
 
@@ -44,7 +45,8 @@ def cmd_check(args, out):
         return 0
     print("model vs observation (%s):" % args.results, file=out)
     print("\n".join(flavor_lines(analysis)), file=out)
-    problems = check_lines(analysis)
+    print("\n".join(control_lines(analysis)), file=out)
+    problems = check_lines(analysis) + control_error_lines(analysis)
     if problems:
         print("FAIL: what the model does not explain:", file=out)
         print("\n".join(problems), file=out)

@@ -10,15 +10,18 @@ order) through the steps of 6.1's pick_link() as each flavor arranges them:
     touch_atime()
     own rule (v1 in 6.1)        STAGE_LSM_61, security_inode_follow_link()
 
-then DAC and the control result (or, for operations on the link itself,
-DAC and the sticky deletion rule).  A Prediction names the rule that
-decided it, the log message it implies and the porting artifacts that
-shaped it, so that the differ can explain why two flavors disagree.
+then DAC and the operation's result on the target, predicted from modes,
+owners and ids by control.py (or, for operations on the link itself, DAC
+and the sticky deletion rule); a recorded control is never read here.
+A Prediction names the rule that decided it, the log message it implies
+and the porting artifacts that shaped it, so that the differ can explain
+why two flavors disagree.
 """
 
 from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
+from .control import ControlError, predict_control
 from .flavors import (FLAVORS, MAINLINE_KNOB, STAGE_LSM_2010, STAGE_LSM_61,
                       STAGE_VFS, UIDS)
 
@@ -72,6 +75,9 @@ class Prediction:
     link: Optional[int] = None
     log: Optional[str] = None            # "v1", "v3" or None
     artifacts: Tuple[str, ...] = field(default_factory=tuple)
+    # Set by check.py (followtest.py): False when a refused follow would
+    # look like the allowed one ("not a follow test"); None until judged.
+    follow_test: Optional[bool] = None
 
     def outcome(self):
         return (self.ret, self.errno, self.atime)
@@ -258,10 +264,14 @@ def predict(case, config):
             return walk.result("ELOOP", NOFOLLOW)
         if "excl" in op:
             return walk.result("EEXIST", EXCL)
-    if case.get("control_ret") is None:
-        raise ModelError("op %r follows links but has no control result"
-                         % (op,))
-    return Prediction(case["control_ret"], case["control_errno"], walk.atime,
+    try:
+        control = predict_control(params)
+    except ControlError as err:
+        raise ModelError(str(err)) from None
+    if control is None:
+        raise ModelError("op %r follows links but the suite runs no control"
+                         " for it" % (op,))
+    return Prediction(control[0], control[1], walk.atime,
                       CONTROL, artifacts=tuple(walk.artifacts))
 
 
