@@ -4,7 +4,8 @@
 # in a desktop.
 set -eu
 PKGS="linux-source-6.1 qemu-system-x86 qemu-system-data busybox-static gcc make
-flex bison libelf-dev libssl-dev bc ccache python3 git xz-utils sparse perl"
+flex bison libelf-dev libssl-dev bc ccache python3 git xz-utils sparse perl
+e2fsprogs"
 # Optional: headless Chromium for the report's screenshot tests
 # (harness/tests/test_screenshot.py; they skip without it), an 81 MB
 # download. STICKY_NO_BROWSER=1 leaves it out.

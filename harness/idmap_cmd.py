@@ -1,0 +1,185 @@
+"""sticky.py idmap: sticky symlinks through an idmapped mount (issue 11).
+
+For each flavor: the host predicts every case from the flavor's rule
+(harness/idmapcases.py), makes a 4 MiB ext4 image (mkfs.ext4, no root
+needed), and boots the flavor (TCG, hard timeout) with an initramfs of its
+own: the usual one plus /etc/idmap.plan and /idmap.img. The guest
+(common/idmap.c) mounts the image plain and idmapped, runs the plan and
+prints KTAP; the host re-judges its records (harness/idmapjudge.py) and
+writes build/results/<flavor>.idmap.json.
+"""
+
+import gzip
+import os
+import shutil
+import subprocess
+import time
+
+import flavors as flv
+import guest
+import idmapcases as ic
+import idmapjudge
+import initramfs
+import qemu
+import results
+from lock import BuildLock
+from stages import HarnessError, log
+
+DEFAULT = ('base', 'v1', 'v3', 'v3y')
+PLAN = '/etc/idmap.plan'
+IMAGE = '/idmap.img'
+UUID = '6c0f3b4e-1d2a-4b8e-9c71-2f0e5a1d7b33'
+MKFS_PATH = os.pathsep.join([os.environ.get('PATH', ''), '/usr/sbin',
+                             '/sbin'])
+
+
+def make_image(path, size='4M'):
+    """A small ext4 image, identical on every run (fixed UUID, hash seed
+    and time)."""
+    mkfs = shutil.which('mkfs.ext4', path=MKFS_PATH)
+    if not mkfs:
+        raise HarnessError('mkfs.ext4 not found: install it with `apt-get '
+                           'install e2fsprogs` (or `make deps`)')
+    if os.path.exists(path):
+        os.unlink(path)
+    env = dict(os.environ, E2FSPROGS_FAKE_TIME='1')
+    res = subprocess.run([mkfs, '-q', '-F', '-O', '^has_journal', '-b',
+                          '1024', '-L', 'idmap', '-U', UUID, '-E',
+                          f'root_owner=0:0,hash_seed={UUID}', path, size],
+                         capture_output=True, text=True, env=env)
+    if res.returncode:
+        raise HarnessError(f'mkfs.ext4 {path} failed: {res.stderr.strip()}')
+    return path
+
+
+def build_guest(build):
+    """Builds common/idmap.c into <build>/guest (a no-op when fresh)."""
+    out = os.path.join(build, 'guest')
+    res = subprocess.run(['make', '--no-print-directory', '-C',
+                          os.path.join(flv.TOP, 'common'), f'OUT={out}',
+                          os.path.join(out, 'idmap')],
+                         capture_output=True, text=True)
+    if res.returncode:
+        raise HarnessError(f'building common/idmap.c failed:\n'
+                           f'{res.stdout}{res.stderr}')
+
+
+def make_initrd(build, name, plan, image):
+    """The shared initramfs with a second archive appended (the kernel
+    unpacks concatenated archives): the plan and the image."""
+    d = os.path.join(build, 'idmap')
+    base = initramfs.build(guest.build_init(build),
+                           guest.guest_programs(build),
+                           os.path.join(d, 'shared.cpio.gz'))
+    c = initramfs.Cpio()
+    c.file(PLAN.lstrip('/'), plan.encode(), perm=0o644)
+    with open(image, 'rb') as f:
+        c.file(IMAGE.lstrip('/'), f.read(), perm=0o644)
+    out = os.path.join(d, f'{name}.initrd.gz')
+    with open(base, 'rb') as f, open(out, 'wb') as o:
+        o.write(f.read())
+        o.write(gzip.compress(c.finish(), compresslevel=6, mtime=0))
+    return out
+
+
+def own_knobs(path):
+    return {f.knob for f in flv.load(path).values() if f.knob}
+
+
+def run_one(args, flavor, outdir):
+    """Boots one flavor; returns True if every case passed."""
+    rule = args.as_rule or ic.rule_of(flavor)
+    kernel = os.path.join(args.build_dir, flavor.name, 'bzImage')
+    if not os.path.isfile(kernel):
+        log(f'not ok {flavor.name}: {kernel} not found (make kernel '
+            f'FLAVOR={flavor.name})')
+        return False
+    setting_list = ic.settings(flavor, own_knobs(args.flavors_file or
+                                                 flv.INI))
+    plan = ic.plan_text(flavor.name, rule, setting_list)
+    d = os.path.join(args.build_dir, 'idmap')
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, f'{flavor.name}.plan'), 'w',
+              encoding='utf-8') as f:
+        f.write(plan)
+    image = make_image(os.path.join(d, 'ext4.img'))
+    initrd = make_initrd(args.build_dir, flavor.name, plan, image)
+    b = qemu.Boot(kernel=kernel, initrd=initrd,
+                  job=['/bin/idmap', PLAN, IMAGE],
+                  logdir=os.path.join(args.build_dir, 'logs',
+                                      f'{flavor.name}-idmap'),
+                  timeout=args.timeout,
+                  echo=print if args.console else None)
+    out = qemu.run(b)
+    log(f'{flavor.name}: {out.line()}')
+    if out.verdict not in ('passed', 'failed'):
+        print(f'--- console excerpt ({out.console}) ---\n{out.excerpt}\n'
+              f'---', flush=True)
+        log(f'not ok {flavor.name}: {out.verdict}')
+        return False
+    try:
+        recs = results.parse_stream(out.results)
+    except HarnessError as e:
+        log(f'not ok {flavor.name}: {e}')
+        return False
+    with open(out.console, encoding='utf-8', errors='replace') as f:
+        console = f.read().replace('\r', '')
+    rows, problems = idmapjudge.judge(rule, setting_list, recs, console,
+                                      out.status)
+    failed = [r for r in rows if not r['ok']]
+    obj = {'flavor': flavor.name, 'rule': rule,
+           'rule_from_flavor': ic.rule_of(flavor),
+           'uname': recs[0].get('uname'), 'map': list(ic.MAP),
+           'ok': not failed and not problems, 'problems': problems,
+           'passed': len(rows) - len(failed), 'failed': len(failed),
+           'seconds_boot': round(out.seconds, 1),
+           'settings': {s.label: dict(s.knobs) for s in setting_list},
+           'cases': rows}
+    results.write_json(obj, os.path.join(outdir,
+                                         f'{flavor.name}.idmap.json'))
+    for r in failed[:12]:
+        log(f'  not ok {r["setting"]}/{r["id"]}: '
+            + '; '.join(r['problems']))
+    for p in problems[:12]:
+        log(f'  problem: {p}')
+    verdict = 'ok' if obj['ok'] else 'not ok'
+    log(f'{verdict} {flavor.name} (rule {rule}): {obj["passed"]} of '
+        f'{len(rows)} cases as predicted, {len(problems)} other '
+        f'problem(s), {out.seconds:.1f}s')
+    return obj['ok']
+
+
+def cmd_idmap(args):
+    path = args.flavors_file or flv.INI
+    chosen = flv.pick(args.flavors or list(DEFAULT), path)
+    outdir = os.path.join(args.build_dir, 'results')
+    failed = 0
+    with BuildLock(args.build_dir, wait=not args.no_wait):
+        t0 = time.monotonic()
+        build_guest(args.build_dir)
+        for f in chosen:
+            try:
+                ok = run_one(args, f, outdir)
+            except HarnessError as e:
+                log(f'not ok {f.name}: {e}')
+                ok = False
+            failed += not ok
+        log(f'idmap: {len(chosen)} flavor(s) in '
+            f'{time.monotonic() - t0:.1f}s')
+    print(f'{len(chosen) - failed} passed, {failed} failed', flush=True)
+    return 1 if failed else 0
+
+
+def add_idmap_commands(sub):
+    p = sub.add_parser('idmap', help='sticky symlinks through an idmapped '
+                       'ext4 mount (default flavors: ' + ' '.join(DEFAULT)
+                       + ')')
+    p.add_argument('flavors', nargs='*')
+    p.add_argument('--timeout', type=float, default=60.0,
+                   help='hard limit per boot in seconds (default 60)')
+    p.add_argument('--console', action='store_true',
+                   help='echo the whole guest console')
+    p.add_argument('--as-rule', choices=ic.RULES, default=None,
+                   help='predict every flavor with this rule instead of '
+                   'its own (to see the check fail)')
+    p.set_defaults(func=cmd_idmap)

@@ -1,0 +1,257 @@
+"""Idmapped-mount cases (issue 11): the cases and what each rule predicts.
+
+Everything here comes from the patch texts and 6.1's fs/namei.c, never
+from an observation:
+
+- mainline's may_follow_link() (fs.protected_symlinks, trailing links
+  only) maps the link's owner and the directory's owner through the
+  mount's idmapping (i_uid_into_mnt()) and lets an invalid (unmapped)
+  directory owner match nothing;
+- v3's may_follow_sticky_link() does the same (the porter's fix);
+- v1's cap_inode_follow_link() is an LSM hook that gets no vfsmount: it
+  compares the raw on-disk owners (inode->i_uid) with the fsuid.
+
+Every case opens (O_RDONLY) the file t/f of one ext4 image through a
+symlink in a fixture directory, seen through the plain mount and through
+an idmapped mount of the same image (MAP below): the trailing link
+`<mount>/<fixture>/l` -> `../t/f`, or the intermediate link `m` -> `../t`
+in `<mount>/<fixture>/m/f`. Mainline checks only the trailing one.
+
+The rule a flavor carries is derived from its knob in harness/flavors.ini
+(KNOB_RULES), so no flavor name is spelled here.
+"""
+
+from dataclasses import dataclass
+
+# The idmapping of the idmapped mount: uid_map/gid_map "0 10000 2000".
+MAP = (0, 10000, 2000)
+# What stat() shows for an owner the idmapping does not map.
+OVERFLOW_UID = 65534
+
+RULE_NONE = 'none'          # no own rule (or one compiled out)
+RULE_V1 = 'v1-raw'          # raw on-disk owners vs the fsuid
+RULE_V3 = 'v3-mapped'       # owners mapped through the mount, as mainline
+RULES = (RULE_NONE, RULE_V1, RULE_V3)
+
+# The flavor's own knob (harness/flavors.ini `knob`) -> its rule.
+KNOB_RULES = {'': RULE_NONE, 'weak-sticky-symlinks': RULE_V1,
+              'protected-sticky-symlinks': RULE_V3}
+MAINLINE_KNOBS = ('protected_symlinks', 'protected_hardlinks')
+KNOB_DIR = '/proc/sys/fs'
+
+
+@dataclass(frozen=True)
+class Fixture:
+    """A directory on the image holding the symlinks `l` -> `../t/f` and
+    `m` -> `../t`, both owned by link_uid."""
+    mode: str       # octal string, e.g. '1777'
+    dir_uid: int    # on-disk owner of the directory (gid the same)
+    link_uid: int   # on-disk owner of the symlink (gid the same)
+
+    @property
+    def name(self):
+        return f'd{self.mode}-{self.dir_uid}-l{self.link_uid}'
+
+    @property
+    def sticky_ww(self):
+        m = int(self.mode, 8)
+        return (m & 0o1002) == 0o1002
+
+
+@dataclass(frozen=True)
+class Case:
+    mount: str      # 'plain' or 'idmap'
+    fixture: Fixture
+    fsuid: int      # the follower's uids and gids (no groups)
+    shows: str      # what the case shows (docs/idmapped-mounts.md)
+    position: str = 'trail'     # 'trail' (l) or 'inter' (m/f)
+
+    @property
+    def id(self):
+        return (f'{self.mount}/{self.fixture.name}/f{self.fsuid}/'
+                f'{self.position}')
+
+
+ROOT_DIR = Fixture('1777', 0, 1000)
+UNMAPPED = Fixture('1777', 5000, 5000)
+DIR_RAW_IS_LINK_MAPPED = Fixture('1777', 11000, 1000)
+LINK_RAW_IS_DIR_MAPPED = Fixture('1777', 0, 10000)
+SAME_OWNER = Fixture('1777', 1000, 1000)
+NOT_STICKY = Fixture('0777', 5000, 1000)
+FIXTURES = (ROOT_DIR, UNMAPPED, DIR_RAW_IS_LINK_MAPPED, LINK_RAW_IS_DIR_MAPPED,
+            SAME_OWNER, NOT_STICKY)
+
+CASES = (
+    Case('idmap', ROOT_DIR, 11000,
+         'the follower owns the link after mapping (1000 -> 11000)'),
+    Case('idmap', UNMAPPED, 0,
+         'link and directory owners are outside the map: the invalid '
+         'directory owner matches nothing'),
+    Case('idmap', ROOT_DIR, 1000,
+         'the follower owns the link on disk, not after mapping'),
+    Case('idmap', UNMAPPED, 5000,
+         'the follower owns the unmapped link on disk'),
+    Case('idmap', LINK_RAW_IS_DIR_MAPPED, 10000,
+         'the follower owns the unmapped link on disk (10000)'),
+    Case('idmap', DIR_RAW_IS_LINK_MAPPED, 0,
+         "the directory's raw owner equals the link's mapped owner: a "
+         'port mapping only the link would allow'),
+    Case('idmap', LINK_RAW_IS_DIR_MAPPED, 0,
+         "the link's raw owner equals the directory's mapped owner: a port "
+         'mapping only the directory would allow'),
+    Case('idmap', SAME_OWNER, 0,
+         'directory and link have one owner, mapped or not'),
+    Case('idmap', ROOT_DIR, 0, 'root follows a link nobody matches'),
+    Case('idmap', NOT_STICKY, 0, 'not sticky: no rule applies'),
+    Case('plain', ROOT_DIR, 11000, 'control: the classic rule refuses'),
+    Case('plain', ROOT_DIR, 1000, 'control: the follower owns the link'),
+    Case('plain', UNMAPPED, 0, 'control: directory owner owns the link'),
+    Case('plain', UNMAPPED, 5000, 'control: the follower owns the link'),
+    Case('plain', LINK_RAW_IS_DIR_MAPPED, 10000,
+         'control: the follower owns the link'),
+    Case('plain', DIR_RAW_IS_LINK_MAPPED, 0,
+         'control: the classic rule refuses'),
+    Case('plain', ROOT_DIR, 0, 'control: the classic rule refuses'),
+    Case('plain', NOT_STICKY, 0, 'control: not sticky'),
+    Case('idmap', ROOT_DIR, 11000, 'case 1 as an intermediate link: '
+         'mainline does not check it', 'inter'),
+    Case('idmap', UNMAPPED, 0, 'case 2 as an intermediate link: no '
+         'mainline check behind v1', 'inter'),
+    Case('idmap', ROOT_DIR, 1000, 'the raw owner follows an intermediate '
+         'link', 'inter'),
+    Case('plain', ROOT_DIR, 0, 'control: only the own rules check an '
+         'intermediate link', 'inter'),
+    Case('plain', UNMAPPED, 0, 'control: directory owner owns the link',
+         'inter'),
+)
+
+
+def mapped(uid, mount, idmap=MAP):
+    """The owner as the VFS sees it through `mount` (i_uid_into_mnt()):
+    None stands for INVALID_UID."""
+    if mount == 'plain':
+        return uid
+    inside, outside, count = idmap
+    if inside <= uid < inside + count:
+        return outside + uid - inside
+    return None
+
+
+def shown(uid, mount, idmap=MAP):
+    """The owner stat() shows through `mount`."""
+    m = mapped(uid, mount, idmap)
+    return OVERFLOW_UID if m is None else m
+
+
+def mapped_refuses(case, idmap=MAP):
+    """may_follow_link() and v3's may_follow_sticky_link()."""
+    fx = case.fixture
+    link = mapped(fx.link_uid, case.mount, idmap)
+    if link is not None and case.fsuid == link:
+        return False
+    if not fx.sticky_ww:
+        return False
+    d = mapped(fx.dir_uid, case.mount, idmap)
+    if d is not None and d == link:
+        return False
+    return True
+
+
+def raw_refuses(case):
+    """v1's cap_inode_follow_link(): raw i_uid, no idmapping."""
+    fx = case.fixture
+    return (fx.sticky_ww and fx.dir_uid != fx.link_uid and
+            case.fsuid != fx.link_uid)
+
+
+OWN_REFUSES = {RULE_NONE: lambda case, idmap: False,
+               RULE_V1: lambda case, idmap: raw_refuses(case),
+               RULE_V3: mapped_refuses}
+
+
+def predict(rule, ps, own, case, idmap=MAP):
+    """(ret, errno name) of open(O_RDONLY) through the case's link with
+    fs.protected_symlinks = ps and the own rule on (own true) or off.
+    Mainline's check applies to a trailing link only; both own rules
+    check every link followed."""
+    if rule not in OWN_REFUSES:
+        raise ValueError(f'unknown rule {rule!r}; rules: {", ".join(RULES)}')
+    refused = (ps and case.position == 'trail' and
+               mapped_refuses(case, idmap)) or \
+        (own and OWN_REFUSES[rule](case, idmap))
+    return (-1, 'EACCES') if refused else (0, '0')
+
+
+def security_enabled(config_lines):
+    return not any(x.replace(' ', '') in ('#CONFIG_SECURITYisnotset',
+                                          'CONFIG_SECURITY=n')
+                   for x in config_lines)
+
+
+def rule_of(flavor):
+    """The rule a flavor (harness/flavors.py Flavor) carries, from its
+    knob; v1's hook is compiled out without CONFIG_SECURITY."""
+    if flavor.knob not in KNOB_RULES:
+        raise ValueError(f'flavor {flavor.name}: unknown knob '
+                         f'{flavor.knob!r}; known: '
+                         f'{", ".join(k for k in KNOB_RULES if k)}')
+    rule = KNOB_RULES[flavor.knob]
+    if rule == RULE_V1 and not security_enabled(flavor.config):
+        return RULE_NONE
+    return rule
+
+
+@dataclass(frozen=True)
+class Setting:
+    label: str
+    ps: int
+    own: bool
+    knobs: tuple    # (file name under /proc/sys/fs, value or 'absent')
+
+
+def settings(flavor, own_knobs):
+    """Every setting of a flavor, with every knob file written (or checked
+    absent): own_knobs are all own knob names the project knows."""
+    out = []
+    owns = (0, 1) if flavor.knob else (None,)
+    for ps in (0, 1):
+        for own in owns:
+            knobs = [('protected_symlinks', str(ps)),
+                     ('protected_hardlinks', '0')]
+            for k in sorted(own_knobs):
+                if k != flavor.knob:
+                    knobs.append((k, 'absent'))
+                    continue
+                protect = int(flavor.protect)
+                knobs.append((k, str(protect if own else 1 - protect)))
+            label = f'ps{ps}-own{"-" if own is None else own}'
+            out.append(Setting(label, ps, bool(own), tuple(knobs)))
+    return out
+
+
+def expectations(rule, setting_list, cases=CASES, idmap=MAP):
+    """{(setting label, case id): (ret, errno)}."""
+    return {(s.label, c.id): predict(rule, s.ps, s.own, c, idmap)
+            for s in setting_list for c in cases}
+
+
+def plan_text(flavor, rule, setting_list, cases=CASES, idmap=MAP):
+    """The guest's plan (common/idmap.c reads it)."""
+    lines = [f'# {flavor}: rule {rule} (harness/idmapcases.py)',
+             'map ' + ' '.join(str(x) for x in idmap)]
+    for mount in ('plain', 'idmap'):
+        lines.append(f'target {mount} {shown(0, mount, idmap)}')
+    for fx in dict.fromkeys(c.fixture for c in cases):
+        lines.append(f'fixture {fx.name} {fx.mode} {fx.dir_uid} '
+                     f'{fx.link_uid}')
+    for s in setting_list:
+        lines.append(f'setting {s.label}')
+        lines += [f'knob {k} {v}' for k, v in s.knobs]
+        for c in cases:
+            ret, err = predict(rule, s.ps, s.own, c, idmap)
+            fx = c.fixture
+            lines.append(f'case {c.id} {c.mount} {fx.name} '
+                         f'{c.position} {c.fsuid} '
+                         f'{shown(fx.dir_uid, c.mount, idmap)} '
+                         f'{shown(fx.link_uid, c.mount, idmap)} {ret} {err}')
+    return '\n'.join(lines) + '\n'

@@ -1,0 +1,188 @@
+"""harness/idmapcases.py: the idmapped-mount predictions (issue 11).
+
+TRUTH is written by hand from the patch texts and 6.1's may_follow_link(),
+not produced by the module: for each case, does the mapped rule (mainline,
+v3) refuse, and does v1's raw-uid rule refuse? Break either rule in the
+module (e.g. drop the uid_valid() test, or map in v1) and these fail.
+"""
+
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))))
+
+import flavors as flv  # noqa: E402
+import idmapcases as ic  # noqa: E402
+
+# case id -> (mapped rule refuses, raw rule refuses), map "0 10000 2000".
+TRUTH = {
+    # 1000 -> 11000 is the follower: mapped allows; raw 1000 != 11000
+    # and the raw directory owner 0 != 1000: v1 refuses.
+    'idmap/d1777-0-l1000/f11000/trail': (False, True),
+    # 5000 is outside the map: invalid directory owner, never a match;
+    # raw 5000 == 5000: v1 allows.
+    'idmap/d1777-5000-l5000/f0/trail': (True, False),
+    'idmap/d1777-0-l1000/f1000/trail': (True, False),
+    'idmap/d1777-5000-l5000/f5000/trail': (True, False),
+    'idmap/d1777-0-l10000/f10000/trail': (True, False),
+    'idmap/d1777-11000-l1000/f0/trail': (True, True),
+    'idmap/d1777-0-l10000/f0/trail': (True, True),
+    'idmap/d1777-1000-l1000/f0/trail': (False, False),
+    'idmap/d1777-0-l1000/f0/trail': (True, True),
+    'idmap/d0777-5000-l1000/f0/trail': (False, False),
+    'plain/d1777-0-l1000/f11000/trail': (True, True),
+    'plain/d1777-0-l1000/f1000/trail': (False, False),
+    'plain/d1777-5000-l5000/f0/trail': (False, False),
+    'plain/d1777-5000-l5000/f5000/trail': (False, False),
+    'plain/d1777-0-l10000/f10000/trail': (False, False),
+    'plain/d1777-11000-l1000/f0/trail': (True, True),
+    'plain/d1777-0-l1000/f0/trail': (True, True),
+    'plain/d0777-5000-l1000/f0/trail': (False, False),
+    # Intermediate links (m/f): the same owners, no mainline check.
+    'idmap/d1777-0-l1000/f11000/inter': (False, True),
+    'idmap/d1777-5000-l5000/f0/inter': (True, False),
+    'idmap/d1777-0-l1000/f1000/inter': (True, False),
+    'plain/d1777-0-l1000/f0/inter': (True, True),
+    'plain/d1777-5000-l5000/f0/inter': (False, False),
+}
+
+ALLOW, DENY = (0, '0'), (-1, 'EACCES')
+
+
+def case(case_id):
+    return next(c for c in ic.CASES if c.id == case_id)
+
+
+class TestMapping(unittest.TestCase):
+    def test_map_and_show(self):
+        self.assertEqual(ic.mapped(0, 'idmap'), 10000)
+        self.assertEqual(ic.mapped(1000, 'idmap'), 11000)
+        self.assertEqual(ic.mapped(1999, 'idmap'), 11999)
+        self.assertIsNone(ic.mapped(2000, 'idmap'))
+        self.assertIsNone(ic.mapped(5000, 'idmap'))
+        self.assertEqual(ic.mapped(5000, 'plain'), 5000)
+        self.assertEqual(ic.shown(5000, 'idmap'), 65534)
+        self.assertEqual(ic.shown(1000, 'idmap'), 11000)
+
+
+class TestPredict(unittest.TestCase):
+    def test_truth_covers_every_case(self):
+        self.assertEqual(sorted(TRUTH), sorted(c.id for c in ic.CASES))
+
+    def test_mapped_and_raw_rules(self):
+        for cid, (mapped, raw) in TRUTH.items():
+            with self.subTest(case=cid):
+                self.assertEqual(ic.mapped_refuses(case(cid)), mapped)
+                self.assertEqual(ic.raw_refuses(case(cid)), raw)
+
+    def test_every_rule_and_setting(self):
+        for cid, (mapped, raw) in TRUTH.items():
+            c = case(cid)
+            main = mapped and cid.endswith('/trail')
+            for ps in (0, 1):
+                for own in (False, True):
+                    want = {
+                        ic.RULE_NONE: ps and main,
+                        ic.RULE_V3: (ps and main) or (own and mapped),
+                        ic.RULE_V1: (ps and main) or (own and raw),
+                    }
+                    for rule, deny in want.items():
+                        with self.subTest(case=cid, ps=ps, own=own,
+                                          rule=rule):
+                            self.assertEqual(ic.predict(rule, ps, own, c),
+                                             DENY if deny else ALLOW)
+
+    def test_the_two_headline_cases(self):
+        one = case('idmap/d1777-0-l1000/f11000/trail')
+        two = case('idmap/d1777-5000-l5000/f0/trail')
+        # "own only": v3 and v1 disagree both ways.
+        self.assertEqual(ic.predict(ic.RULE_V3, 0, True, one), ALLOW)
+        self.assertEqual(ic.predict(ic.RULE_V1, 0, True, one), DENY)
+        self.assertEqual(ic.predict(ic.RULE_V3, 0, True, two), DENY)
+        self.assertEqual(ic.predict(ic.RULE_V1, 0, True, two), ALLOW)
+        # "mainline only": every flavor is mainline.
+        for rule in ic.RULES:
+            self.assertEqual(ic.predict(rule, 1, False, one), ALLOW)
+            self.assertEqual(ic.predict(rule, 1, False, two), DENY)
+
+    def test_boot_defaults_intermediate(self):
+        # Debian's protected_symlinks=1 with v1 on (its boot default) or
+        # v3y: mainline does not look at an intermediate link, so v1's
+        # raw compare is all that decides it.
+        two = case('idmap/d1777-5000-l5000/f0/inter')
+        self.assertEqual(ic.predict(ic.RULE_V1, 1, True, two), ALLOW)
+        self.assertEqual(ic.predict(ic.RULE_V3, 1, True, two), DENY)
+        self.assertEqual(ic.predict(ic.RULE_NONE, 1, True, two), ALLOW)
+
+    def test_unknown_rule(self):
+        with self.assertRaises(ValueError):
+            ic.predict('v2', 1, True, ic.CASES[0])
+
+
+class TestFlavors(unittest.TestCase):
+    def setUp(self):
+        self.flavors = flv.load()
+        self.owns = {f.knob for f in self.flavors.values() if f.knob}
+
+    def test_rule_from_the_knob(self):
+        want = {'base': ic.RULE_NONE, 'v1': ic.RULE_V1,
+                'v1-nosec': ic.RULE_NONE, 'v3': ic.RULE_V3,
+                'v3y': ic.RULE_V3}
+        for name, rule in want.items():
+            with self.subTest(flavor=name):
+                self.assertEqual(ic.rule_of(self.flavors[name]), rule)
+
+    def test_rule_agrees_with_the_differ(self):
+        from stickydiff.flavors import FLAVORS
+        for name, f in self.flavors.items():
+            if name not in FLAVORS:
+                continue
+            d = FLAVORS[name]
+            want = {None: ic.RULE_NONE, 'v1': ic.RULE_V1,
+                    'v3': ic.RULE_V3}[d.own if d.compiled else None]
+            with self.subTest(flavor=name):
+                self.assertEqual(ic.rule_of(f), want)
+
+    def test_settings_write_every_knob(self):
+        by = {s.label: dict(s.knobs) for s in
+              ic.settings(self.flavors['v1'], self.owns)}
+        self.assertEqual(sorted(by), ['ps0-own0', 'ps0-own1', 'ps1-own0',
+                                      'ps1-own1'])
+        self.assertEqual(by['ps0-own1'], {
+            'protected_symlinks': '0', 'protected_hardlinks': '0',
+            'weak-sticky-symlinks': '0',
+            'protected-sticky-symlinks': 'absent'})
+        self.assertEqual(by['ps1-own0']['weak-sticky-symlinks'], '1')
+        v3 = {s.label: dict(s.knobs) for s in
+              ic.settings(self.flavors['v3'], self.owns)}
+        self.assertEqual(v3['ps0-own1']['protected-sticky-symlinks'], '1')
+        self.assertEqual(v3['ps1-own0']['protected-sticky-symlinks'], '0')
+        self.assertEqual(v3['ps1-own0']['weak-sticky-symlinks'], 'absent')
+        base = {s.label: dict(s.knobs) for s in
+                ic.settings(self.flavors['base'], self.owns)}
+        self.assertEqual(sorted(base), ['ps0-own-', 'ps1-own-'])
+        self.assertEqual(base['ps1-own-'], {
+            'protected_symlinks': '1', 'protected_hardlinks': '0',
+            'weak-sticky-symlinks': 'absent',
+            'protected-sticky-symlinks': 'absent'})
+
+    def test_plan_lines(self):
+        f = self.flavors['v3']
+        sets = ic.settings(f, self.owns)
+        text = ic.plan_text(f.name, ic.RULE_V3, sets)
+        lines = text.splitlines()
+        self.assertIn('map 0 10000 2000', lines)
+        self.assertIn('target idmap 10000', lines)
+        self.assertIn('fixture d1777-5000-l5000 1777 5000 5000', lines)
+        cases = [x for x in lines if x.startswith('case ')]
+        self.assertEqual(len(cases), len(sets) * len(ic.CASES))
+        i = lines.index('setting ps0-own1')
+        self.assertIn('case idmap/d1777-5000-l5000/f0/trail idmap '
+                      'd1777-5000-l5000 trail 0 65534 65534 -1 EACCES',
+                      lines[i:i + 1 + 4 + len(ic.CASES)])
+
+
+if __name__ == '__main__':
+    unittest.main()
