@@ -9,6 +9,7 @@ import coverletter
 import flavors as flv
 import guest
 import kernels
+import mutants
 import placement
 import posted
 import qemu
@@ -51,6 +52,7 @@ def add_all(sub):
     add_bench_commands(sub)
     add_beyond_commands(sub)
     add_stress_commands(sub)
+    mutants.add(sub)
     add_idmap_commands(sub)
 
 

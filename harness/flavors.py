@@ -24,6 +24,7 @@ class Flavor:
     patches: tuple = ()  # which patches of the series (default: all)
     pick_link_order: tuple = ()  # calls pick_link() makes, in order
     lockless: tuple = ()  # functions that must take no lock
+    mutant_of: str = ''  # a deliberately broken copy of this flavor
 
 
 def load(path=INI):
@@ -44,7 +45,8 @@ def load(path=INI):
                                sec.getboolean('extra', fallback=False),
                                tuple(sec.get('patches', '').split()),
                                tuple(sec.get('pick_link_order', '').split()),
-                               tuple(sec.get('lockless', '').split()))
+                               tuple(sec.get('lockless', '').split()),
+                               sec.get('mutant_of', '').strip())
     return flavors
 
 
