@@ -118,7 +118,9 @@ def new_findings(patched, base):
 
 def default_flavors(all_flavors):
     picked = []
-    for rev in sorted({f.series for f in all_flavors.values() if f.series}):
+    # Fixture series (mutants, the first v3 port) have only extra flavors.
+    for rev in sorted({f.series for f in all_flavors.values()
+                       if f.series and not f.extra}):
         named = all_flavors.get(rev)
         if named is None or named.series != rev:
             named = next(f for f in all_flavors.values()
