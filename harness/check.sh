@@ -39,6 +39,8 @@ step v3-posted-build $PY harness/sticky.py posted-check
 step smoke $PY harness/sticky.py smoke
 step suite $PY harness/sticky.py suite
 step suite-v1-hook61 $PY harness/sticky.py suite v1-hook61
+step idmap $PY harness/sticky.py idmap
+step mutants $PY harness/sticky.py mutants
 step model-vs-observed make --no-print-directory diff-check
 step regression make --no-print-directory regress
 step attack $PY harness/sticky.py attack --tries 500 \
