@@ -32,6 +32,8 @@ def summary(per_flavor, reference='base'):
     medians = {f: statistics.median(v) for f, v in per_flavor.items() if v}
     ref = medians.get(reference)
     return {f: {'median_follows_per_s': round(m), 'rounds': len(per_flavor[f]),
+                'min': round(min(per_flavor[f])),
+                'max': round(max(per_flavor[f])),
                 'ratio_to_' + reference: round(m / ref, 3) if ref else None}
             for f, m in medians.items()}
 
@@ -61,7 +63,8 @@ def cmd(args):
         json.dump(result, f, indent=1, sort_keys=True)
     for name, row in result['flavors'].items():
         log(f'{name}: {row["median_follows_per_s"]} follows/s (median of '
-            f'{row["rounds"]} rounds), ratio to base {row["ratio_to_base"]}')
+            f'{row["rounds"]} rounds, {row["min"]}..{row["max"]}), ratio to '
+            f'base {row["ratio_to_base"]}')
     log(f'wrote {path}')
     return 1 if bad else 0
 

@@ -8,7 +8,7 @@ import zlib
 from stages import HarnessError
 
 KNOWN_TYPES = {'facts', 'setting', 'case', 'sysctl', 'log', 'group', 'error',
-               'end', 'attack', 'bench', 'stress', 'namespace'}
+               'end', 'attack', 'bench', 'stress', 'namespace', 'contend'}
 
 
 def parse_stream(path):
