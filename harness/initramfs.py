@@ -2,6 +2,8 @@
 
 Contents: /init (harness/guest/init.c), /bin/busybox and its /bin/sh link,
 every program in build/guest/, and a /dev/console node for early output.
+append() adds a second, small archive of data files (the kernel unpacks
+concatenated archives), e.g. a flavor's expectations.
 """
 
 import gzip
@@ -77,12 +79,37 @@ def build(init, programs, out, busybox=BUSYBOX):
     for guest, host in sorted(programs.items()):
         c.file(guest.lstrip('/'), _static_check(host))
     data = gzip.compress(c.finish(), compresslevel=6, mtime=0)
+    return _write_if_changed(out, data)
+
+
+def _write_if_changed(out, data):
     if os.path.isfile(out):
         with open(out, 'rb') as f:
             if f.read() == data:
                 return out
+    os.makedirs(os.path.dirname(out) or '.', exist_ok=True)
     tmp = out + '.tmp'
     with open(tmp, 'wb') as f:
         f.write(data)
     os.replace(tmp, out)
     return out
+
+
+def append(base, files, out):
+    """Writes out: the archive `base` followed by a second gzip'd archive
+    of `files` ({guest path: bytes}, mode 0644, parent directories
+    0755). Only if it changed."""
+    c = Cpio()
+    dirs = set()
+    for guest in sorted(files):
+        parts = guest.strip('/').split('/')[:-1]
+        for i in range(1, len(parts) + 1):
+            d = '/'.join(parts[:i])
+            if d not in dirs:
+                dirs.add(d)
+                c.dir(d)
+        c.file(guest.strip('/'), files[guest], perm=0o644)
+    with open(base, 'rb') as f:
+        data = f.read()
+    return _write_if_changed(out, data + gzip.compress(
+        c.finish(), compresslevel=6, mtime=0))
