@@ -55,9 +55,11 @@ int run_sysctl_tests(void);
 
 /* runner.c */
 struct setting { char label[32]; int ps, own; int boot; };
-struct group_result { int passed, failed, skipped; };
+/* cases of one group: pass, fail and xfail judged against the expectations,
+ * error: self-check failed (error record), skip: not run */
+struct group_result { int pass, fail, xfail, skip, error; };
 int run_cases(const struct setting *s, const struct case_spec *cases, int ncases, int group,
-	      struct group_result *gr);
+	      const char *name, const struct expect_set *ex, struct group_result *gr);
 int apply_setting(const struct setting *s, char *why, size_t n);
 int knobs_expected_ok(const struct setting *s, char *why, size_t n);
 extern int own_kind;	/* KN_WEAK, KN_PSS or -1 */

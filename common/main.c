@@ -2,20 +2,30 @@
  * JSON lines on fd 3 (docs/result-format.md). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/klog.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "guest.h"
 
 void standalone_start(void);
 void standalone_end(int status);
 
-static struct totals tot;
-static int testnum;
+#define MAX_CASES 20000
 
-static void group_line(const char *name, int passed, int failed, int skipped)
+static struct totals tot;	/* over cases; error: every error record */
+static int testnum;
+static struct expect_set ex;
+static struct expect_row ex_rows[MAX_CASES];
+
+/* One group record on the result channel and its KTAP result line. The
+ * record keeps its shape: passed = cases that behaved as expected (pass
+ * and xfail), failed = cases that did not, or whose self-check failed. */
+static void group_line(const char *name, int passed, int failed, int skipped,
+		       const char *directive)
 {
 	static struct jb j;
 	char b[256];
@@ -28,22 +38,68 @@ static void group_line(const char *name, int passed, int failed, int skipped)
 	jb_end(&j);
 	out_json(&j);
 	out_flush();
-	totals_add(&tot, failed, skipped && !passed);
-	ktap_result_line(b, sizeof b, !failed, ++testnum, name, failed ? NULL : (skipped && !passed) ? "SKIP" : NULL);
+	if (!directive && !failed && skipped && !passed)
+		directive = "SKIP";
+	ktap_result_line(b, sizeof b, !failed, ++testnum, name, directive);
 	out_console("%s", b);
+}
+
+/* Reads the host's expectations; on failure every case fails (no expectation). */
+static void load_expectations(const char *path)
+{
+	char why[256];
+	char *text = NULL;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t got = 0;
+
+	if (fd < 0 || fstat(fd, &st) || st.st_size <= 0 || st.st_size > (64 << 20)) {
+		snprintf(why, sizeof why, "%s", fd < 0 ? strerror(errno) : "empty or too large");
+		goto fail;
+	}
+	text = malloc((size_t)st.st_size + 1);
+	if (!text) {
+		snprintf(why, sizeof why, "out of memory");
+		goto fail;
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t r = read(fd, text + got, (size_t)st.st_size - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			snprintf(why, sizeof why, "read: %s", r ? strerror(errno) : "short");
+			goto fail;
+		}
+		got += (size_t)r;
+	}
+	text[got] = '\0';
+	close(fd);
+	if (expect_parse(&ex, text, ex_rows, MAX_CASES, why, sizeof why))
+		goto fail_parsed;
+	out_console("# expectations: flavor %s, %d cases x %d settings, %d xfail tag(s), from %s\n",
+		    ex.flavor, ex.nrows, ex.nsettings, ex.ntags, path);
+	return;	/* text stays: the rows point into it */
+fail:
+	if (fd >= 0)
+		close(fd);
+fail_parsed:
+	memset(&ex, 0, sizeof ex);
+	out_console("# expectations: %s: %s; every case fails\n", path, why);
+	out_error("", "expectations %s: %s", path, why);
 }
 
 static void usage(void)
 {
-	out_console("usage: sticky-suite [--quick] [--only matrix|positions|ops|mounts|sysctl|log] [--setting LABEL]\n");
+	out_console("usage: sticky-suite [--quick] [--only matrix|positions|ops|mounts|sysctl|log] [--setting LABEL]\n"
+		    "                    [--expect FILE (default " EXPECT_PATH ")]\n");
 }
 
 int main(int argc, char **argv)
 {
 	int quick = 0, pid1 = getpid() == 1;
-	const char *only = NULL, *only_setting = NULL;
+	const char *only = NULL, *only_setting = NULL, *expect_path = EXPECT_PATH;
 	char why[512];
-	static struct case_spec cases[20000];
+	static struct case_spec cases[MAX_CASES];
 	struct setting settings[5];
 	int nset = 0, ncases, printk_level = -1;
 	double t_start;
@@ -55,6 +111,8 @@ int main(int argc, char **argv)
 			only = argv[++i];
 		else if (!strcmp(argv[i], "--setting") && i + 1 < argc)
 			only_setting = argv[++i];
+		else if (!strcmp(argv[i], "--expect") && i + 1 < argc)
+			expect_path = argv[++i];
 		else {
 			usage();
 			if (pid1)
@@ -123,6 +181,15 @@ int main(int argc, char **argv)
 		    knob_boot[KN_PS], knob_boot[KN_PH], knob_boot[KN_WEAK], knob_boot[KN_PSS], ncases,
 		    quick ? " (quick)" : "");
 
+	if (ngroups) {
+		load_expectations(expect_path);
+		for (int si = 0; si < nset; si++)
+			if ((!only_setting || !strcmp(only_setting, settings[si].label)) &&
+			    ex.nsettings && expect_setting(&ex, settings[si].label) < 0)
+				out_console("# expectations: none for setting %s; its cases fail\n",
+					    settings[si].label);
+	}
+
 	/* keep denial messages off the slow console; /dev/kmsg still has them */
 	{
 		FILE *f = fopen("/proc/sys/kernel/printk", "r");
@@ -141,11 +208,11 @@ int main(int argc, char **argv)
 	}
 	if (do_sysctl) {
 		int e = run_sysctl_tests();
-		group_line("sysctl", e ? 0 : 1, e, 0);
+		group_line("sysctl", e ? 0 : 1, e, 0, NULL);
 	}
 	if (do_log) {
 		int e = own_kind < 0 ? run_log_tests_audited(1, 0) : run_log_tests_audited(0, 1);
-		group_line("log", e ? 0 : 1, e, 0);
+		group_line("log", e ? 0 : 1, e, 0, NULL);
 	}
 	for (int si = 0; si < nset; si++) {
 		struct setting *s = &settings[si];
@@ -166,19 +233,25 @@ int main(int argc, char **argv)
 		jb_end(&j);
 		out_json(&j);
 		for (int g = 0; g < N_CASE_GROUP; g++) {
-			struct group_result gr = { 0, 0, 0 };
+			struct group_result gr = { 0, 0, 0, 0, 0 };
 			if (only && strcmp(only, group_names[g]))
 				continue;
 			xfmt(name, sizeof name, "%s/%s", s->label, group_names[g]);
 			if (setting_ok && !fatal) {
-				fatal = run_cases(s, cases, ncases, g, &gr) < 0;
+				fatal = run_cases(s, cases, ncases, g, name, &ex, &gr) < 0;
+				group_line(name, gr.pass + gr.xfail, gr.fail + gr.error, gr.skip, NULL);
 			} else {
+				/* a setting that cannot be applied fails its groups */
 				for (int i = 0; i < ncases; i++)
-					gr.skipped += cases[i].group == g;
-				gr.failed = 1; /* a setting that cannot be applied fails its groups */
+					gr.skip += cases[i].group == g;
+				group_line(name, 0, 1, gr.skip, fatal ? "ERROR not run: the identity was lost" :
+					   "ERROR not run: the setting could not be applied");
 			}
-			count += gr.passed + gr.failed;
-			group_line(name, gr.passed, gr.failed, gr.skipped);
+			tot.pass += gr.pass;
+			tot.fail += gr.fail;
+			tot.xfail += gr.xfail;
+			tot.skip += gr.skip;
+			count += gr.pass + gr.fail + gr.xfail + gr.error;
 		}
 		double ms = now_ms() - t0;
 		xfmt(name, sizeof name, "setting %s", s->label);
@@ -207,11 +280,12 @@ end:
 	out_flush();
 	{
 		char b[160];
+		tot.error = n_errors;
 		ktap_totals(b, sizeof b, &tot);
 		out_console("# %d error record(s); suite took %.0f ms\n", n_errors, now_ms() - t_start);
 		out_console("%s", b);
 	}
-	int status = (n_errors || tot.failed) ? 1 : 0;
+	int status = ktap_exit_status(&tot);
 	if (pid1)
 		standalone_end(status);
 	return status;

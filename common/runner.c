@@ -1,4 +1,5 @@
-/* Settings and the per-case loop: self-checks, control, control link, the op, atime. */
+/* Settings and the per-case loop: self-checks, control, control link, the op, atime;
+ * then each case's verdict against the host's expectation, as a KTAP subtest. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -89,8 +90,15 @@ static int tidy(int op, const char *aux, const struct case_spec *c)
 	return 0;
 }
 
-/* Returns 0 = case recorded, -1 = error record written */
-static int run_one(const struct setting *s, const struct case_spec *c, struct jb *j)
+/* What a recorded case showed, as the expectation file spells it. */
+struct seen {
+	char res[32], ctl[32];
+	int atime, has_ctl;
+};
+
+/* Returns 0 = case recorded (*seen filled), -1 = error record written, -2 = fatal */
+static int run_one(const struct setting *s, const struct case_spec *c, struct jb *j,
+		   struct seen *seen)
 {
 	struct layout L;
 	char id[192], why[512], e1[32], e2[32];
@@ -213,11 +221,18 @@ static int run_one(const struct setting *s, const struct case_spec *c, struct jb
 	}
 	jb_int(j, "ret", ret);
 	jb_str(j, "errno", ename(err, e2, sizeof e2));
-	if (atime_ok && !((c->op == OP_RENAME || c->op == OP_UNLINK) && ret == 0))
-		jb_bool(j, "atime_changed", st1.st_atim.tv_sec != st0.st_atim.tv_sec ||
-						    st1.st_atim.tv_nsec != st0.st_atim.tv_nsec);
-	else
+	snprintf(seen->res, sizeof seen->res, "%s", ret == 0 ? "ok" : ename(err, e2, sizeof e2));
+	seen->has_ctl = L.has_control;
+	if (L.has_control)
+		snprintf(seen->ctl, sizeof seen->ctl, "%s", cret == 0 ? "ok" : ename(cerr, e1, sizeof e1));
+	seen->atime = -1;
+	if (atime_ok && !((c->op == OP_RENAME || c->op == OP_UNLINK) && ret == 0)) {
+		seen->atime = st1.st_atim.tv_sec != st0.st_atim.tv_sec ||
+			      st1.st_atim.tv_nsec != st0.st_atim.tv_nsec;
+		jb_bool(j, "atime_changed", seen->atime);
+	} else {
 		jb_null(j, "atime_changed");
+	}
 	jb_end(j);
 	out_json(j);
 	return 0;
@@ -238,21 +253,75 @@ fail:
 	return -1;
 }
 
+#define FAILED_SHOWN 20	/* "# failed:" lines per group */
+
+static void case_line(int ok, int num, const char *id, const char *directive)
+{
+	char b[512];
+
+	ktap_result_line(b, sizeof b, ok, num, id, directive);
+	out_console("  %s", b);
+}
+
+/* Runs one group of one setting: a KTAP subtest with one result per case,
+ * judged against the expectations. Returns -1 when the identity could not
+ * be restored (the rest of the group is skipped), else 0. */
 int run_cases(const struct setting *s, const struct case_spec *cases, int ncases, int group,
-	      struct group_result *gr)
+	      const char *name, const struct expect_set *ex, struct group_result *gr)
 {
 	static struct jb j;
+	char id[192], diag[512], d2[560];
+	int num = 0, total = 0, fatal = 0;
+
 	memset(gr, 0, sizeof *gr);
+	for (int i = 0; i < ncases; i++)
+		total += cases[i].group == group;
+	out_console("  KTAP version 1\n  # Subtest: %s\n  1..%d\n", name, total);
 	for (int i = 0; i < ncases; i++) {
-		if (cases[i].group != group)
+		const struct case_spec *c = &cases[i];
+		struct seen seen;
+		struct observed o;
+		int r;
+
+		if (c->group != group)
 			continue;
-		int r = run_one(s, &cases[i], &j);
-		if (r == 0)
-			gr->passed++;
-		else
-			gr->failed++;
-		if (r == -2)
-			return -1;
+		num++;
+		case_id(c, id, sizeof id);
+		if (fatal) {
+			gr->skip++;
+			case_line(1, num, id, "SKIP not run: the identity could not be restored");
+			continue;
+		}
+		r = run_one(s, c, &j, &seen);
+		if (r < 0) {
+			gr->error++;
+			case_line(0, num, id, "ERROR self-check failed (its error record says why)");
+			fatal = r == -2;
+			continue;
+		}
+		o.res = seen.res;
+		o.atime = seen.atime;
+		o.ctl = seen.has_ctl ? seen.ctl : NULL;
+		switch (expect_judge(ex, s->label, id, &o, diag, sizeof diag)) {
+		case V_PASS:
+			gr->pass++;
+			case_line(1, num, id, NULL);
+			break;
+		case V_XFAIL:
+			gr->xfail++;
+			snprintf(d2, sizeof d2, "XFAIL %s", diag);
+			case_line(1, num, id, d2);
+			break;
+		default:
+			if (++gr->fail <= FAILED_SHOWN)
+				out_console("  # failed: %s\n", diag);
+			case_line(0, num, id, NULL);
+		}
 	}
-	return 0;
+	if (gr->fail > FAILED_SHOWN)
+		out_console("  # failed: %d more in %s (their not ok lines above)\n",
+			    gr->fail - FAILED_SHOWN, name);
+	out_console("  # %s: pass:%d fail:%d xfail:%d skip:%d error:%d\n", name, gr->pass, gr->fail,
+		    gr->xfail, gr->skip, gr->error);
+	return fatal ? -1 : 0;
 }

@@ -110,9 +110,54 @@ void jb_int(struct jb *j, const char *key, long v);
 void jb_bool(struct jb *j, const char *key, int v);
 void jb_null(struct jb *j, const char *key);
 
-/* ktap.c */
-struct totals { int passed, failed, skipped; };
+/* expect.c: the host's expected outcome of every case (harness/expect.py) */
+#define EXPECT_PATH "/etc/sticky/expect.txt"
+#define EXPECT_MAX_SETTINGS 8
+#define EXPECT_MAX_TAGS 8
+#define EXPECT_WORD 24
+struct expect_row {
+	const char *id;
+	const char *tok[EXPECT_MAX_SETTINGS];
+};
+struct expect_set {
+	int version;
+	char flavor[32];
+	int nsettings;
+	const char *settings[EXPECT_MAX_SETTINGS];
+	int ntags;
+	char tag[EXPECT_MAX_TAGS];
+	const char *tag_text[EXPECT_MAX_TAGS];
+	int nrows;
+	struct expect_row *rows;	/* sorted by id */
+};
+struct expect_tok {
+	int none;			/* "?": the model has no prediction */
+	char res[EXPECT_WORD];		/* "ok" or an errno name */
+	int atime;			/* 1, 0, or -1: not predicted */
+	char ctl[EXPECT_WORD];		/* "ok", an errno name, or "-": no control */
+	char tags[EXPECT_MAX_TAGS + 1];	/* xfail tags: porting artifacts */
+};
+/* what the suite observed; atime -1: unknown (the link is gone), ctl NULL: no control */
+struct observed {
+	const char *res;
+	int atime;
+	const char *ctl;
+};
+enum verdict { V_PASS, V_FAIL, V_XFAIL };
+/* parses text in place; rows: room for max_rows. 0, or -1 and why */
+int expect_parse(struct expect_set *e, char *text, struct expect_row *rows, int max_rows,
+		 char *why, size_t n);
+int expect_setting(const struct expect_set *e, const char *label);
+const struct expect_row *expect_find(const struct expect_set *e, const char *id);
+int expect_token(const char *s, struct expect_tok *t);
+int expect_outcome_str(char *buf, size_t n, const char *res, int atime, const char *ctl);
+/* V_PASS, V_XFAIL (diag: the artifacts) or V_FAIL (diag: why) */
+int expect_judge(const struct expect_set *e, const char *setting, const char *id,
+		 const struct observed *o, char *diag, size_t n);
+
+/* ktap.c: kselftest's counts, over cases (self-check errors: error) */
+struct totals { int pass, fail, xfail, xpass, skip, error; };
 int ktap_result_line(char *buf, size_t n, int ok, int num, const char *name, const char *directive);
 int ktap_totals(char *buf, size_t n, const struct totals *t);
-void totals_add(struct totals *t, int failed, int skipped);
+int ktap_exit_status(const struct totals *t);
 #endif

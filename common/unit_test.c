@@ -185,21 +185,129 @@ static void test_parse(void)
 
 static void test_ktap(void)
 {
-	struct totals t = { 0, 0, 0 };
+	struct totals t = { 3, 1, 2, 0, 4, 1 };
 	char b[256];
-	totals_add(&t, 0, 0);
-	totals_add(&t, 0, 0);
-	totals_add(&t, 1, 0);
-	totals_add(&t, 0, 1);
-	totals_add(&t, 1, 1);
 	ktap_totals(b, sizeof b, &t);
-	CHECK(!strcmp(b, "# Totals: 2 passed, 2 failed, 1 skipped\n2 passed, 2 failed, 1 skipped\n"), "totals %s", b);
+	CHECK(!strcmp(b, "# Totals: pass:3 fail:1 xfail:2 xpass:0 skip:4 error:1\n"), "totals %s", b);
+	CHECK(ktap_exit_status(&t) == 1, "a failure exits 1");
+	t = (struct totals){ 3, 0, 2, 0, 4, 0 };
+	CHECK(ktap_exit_status(&t) == 0, "pass, xfail and skip exit 0");
+	t = (struct totals){ 0, 0, 0, 0, 4, 0 };
+	CHECK(ktap_exit_status(&t) == 4, "only skips exit 4 (KSFT_SKIP)");
+	t = (struct totals){ 5, 0, 0, 0, 0, 1 };
+	CHECK(ktap_exit_status(&t) == 1, "a self-check error exits 1");
+	t = (struct totals){ 0, 0, 1, 0, 0, 0 };
+	CHECK(ktap_exit_status(&t) == 0, "xfail alone passes");
 	ktap_result_line(b, sizeof b, 1, 3, "boot/matrix", NULL);
 	CHECK(!strcmp(b, "ok 3 - boot/matrix\n"), "ok line %s", b);
 	ktap_result_line(b, sizeof b, 0, 4, "ps1-own-/ops", NULL);
 	CHECK(!strcmp(b, "not ok 4 - ps1-own-/ops\n"), "not ok line %s", b);
 	ktap_result_line(b, sizeof b, 1, 5, "log", "SKIP");
 	CHECK(!strcmp(b, "ok 5 - log # SKIP\n"), "skip line %s", b);
+}
+
+/* A small file as harness/expect.py writes it (ids unsorted on purpose). */
+static const char expect_text[] =
+	"# comment\n"
+	"sticky-expect 1\n"
+	"flavor v1-hook61\n"
+	"settings boot ps0-own0 ps1-own1\n"
+	"xfail A atime touched before LSM hook\n"
+	"xfail E ELOOP before LSM hook\n"
+	"cases 4\n"
+	"p/d1777-root/lA/tfile-root/fB/chain/open_rdonly EACCES,0,ok = ok,1,ok\n"
+	"m/d1777-root/lA/tfile-root/fB/trail/open_rdonly EACCES,1,ok,A ok,1,ok =\n"
+	"o/d1777-root/lA/tfile-A/fB/trail/unlink EPERM,0,- ok,0,- ?\n"
+	"n/d1777-root/lA/tfile-root/fB/trail/stat EACCES,0,ok,E ELOOP,0,ok =\n";
+
+static int judge(const struct expect_set *e, const char *setting, const char *id, const char *res,
+		 int atime, const char *ctl, char *diag, size_t n)
+{
+	struct observed o = { res, atime, ctl };
+	return expect_judge(e, setting, id, &o, diag, n);
+}
+
+static int parse_fails(const char *text, const char *why_part)
+{
+	static char buf[4096];
+	struct expect_row rows[8];
+	struct expect_set e;
+	char why[256] = "";
+	snprintf(buf, sizeof buf, "%s", text);
+	int r = expect_parse(&e, buf, rows, 8, why, sizeof why);
+	if (r == 0 || !strstr(why, why_part))
+		printf("# parse of a bad file gave %d: %s\n", r, why);
+	return r != 0 && strstr(why, why_part) != NULL;
+}
+
+static void test_expect(void)
+{
+	static char buf[sizeof expect_text];
+	struct expect_row rows[8];
+	struct expect_set e;
+	struct expect_tok t;
+	char why[256] = "", d[512];
+	const char *m = "m/d1777-root/lA/tfile-root/fB/trail/open_rdonly";
+	const char *p = "p/d1777-root/lA/tfile-root/fB/chain/open_rdonly";
+	const char *o = "o/d1777-root/lA/tfile-A/fB/trail/unlink";
+
+	memcpy(buf, expect_text, sizeof buf);
+	CHECK(expect_parse(&e, buf, rows, 8, why, sizeof why) == 0, "parse: %s", why);
+	CHECK(e.nrows == 4 && e.nsettings == 3 && e.ntags == 2 && !strcmp(e.flavor, "v1-hook61"),
+	      "header: %d rows, %d settings, %d tags, flavor %s", e.nrows, e.nsettings, e.ntags, e.flavor);
+	CHECK(expect_setting(&e, "ps1-own1") == 2 && expect_setting(&e, "ps0-own-") < 0, "settings");
+	CHECK(expect_find(&e, m) && !expect_find(&e, "m/nosuch"), "lookup after sorting");
+	CHECK(!strcmp(expect_find(&e, p)->tok[1], "EACCES,0,ok"), "\"=\" repeats the token before it");
+
+	CHECK(expect_token("EACCES,1,ok,AE", &t) == 0 && !strcmp(t.res, "EACCES") && t.atime == 1 &&
+	      !strcmp(t.ctl, "ok") && !strcmp(t.tags, "AE"), "token with tags");
+	CHECK(expect_token("ok,-,-", &t) == 0 && t.atime == -1 && !strcmp(t.ctl, "-"), "token without atime");
+	CHECK(expect_token("?", &t) == 0 && t.none, "no prediction");
+	CHECK(expect_token("ok,2,ok", &t) < 0 && expect_token("ok,1", &t) < 0 &&
+	      expect_token("ok,1,ok,A,B", &t) < 0 && expect_token(",1,ok", &t) < 0 &&
+	      expect_token("ok,1,o k", &t) < 0, "malformed tokens refused");
+
+	/* pass, and the atime the suite cannot see (link gone) matches */
+	CHECK(judge(&e, "boot", p, "EACCES", 0, "ok", d, sizeof d) == V_PASS, "pass: %s", d);
+	CHECK(judge(&e, "ps0-own0", o, "ok", -1, NULL, d, sizeof d) == V_PASS, "unknown atime: %s", d);
+	/* a different result, atime or control fails, naming expected and observed */
+	CHECK(judge(&e, "ps1-own1", p, "EACCES", 1, "ok", d, sizeof d) == V_FAIL &&
+	      !strcmp(d, "p/d1777-root/lA/tfile-root/fB/chain/open_rdonly expected ok a1 c:ok got EACCES a1 c:ok"),
+	      "result differs: %s", d);
+	CHECK(judge(&e, "boot", p, "EACCES", 1, "ok", d, sizeof d) == V_FAIL && strstr(d, "expected EACCES a0"),
+	      "atime differs: %s", d);
+	CHECK(judge(&e, "boot", p, "EACCES", 0, "ENOENT", d, sizeof d) == V_FAIL, "control differs: %s", d);
+	CHECK(judge(&e, "boot", p, "EACCES", 0, NULL, d, sizeof d) == V_FAIL, "control missing: %s", d);
+	CHECK(judge(&e, "boot", o, "EPERM", 0, "ok", d, sizeof d) == V_FAIL, "control not expected: %s", d);
+	/* porting artifacts: xfail when they show, a failure when they do not */
+	CHECK(judge(&e, "boot", m, "EACCES", 1, "ok", d, sizeof d) == V_XFAIL &&
+	      !strcmp(d, "porting artifact: atime touched before LSM hook"), "xfail: %s", d);
+	CHECK(judge(&e, "boot", m, "EACCES", 0, "ok", d, sizeof d) == V_FAIL && strstr(d, "did not show"),
+	      "artifact gone: %s", d);
+	CHECK(judge(&e, "ps1-own1", m, "ok", 1, "ok", d, sizeof d) == V_PASS, "no artifact there: %s", d);
+	/* no expectation is a failure, never a pass */
+	CHECK(judge(&e, "ps1-own1", o, "ok", 0, NULL, d, sizeof d) == V_FAIL &&
+	      strstr(d, "no expectation for o/") && strstr(d, "no prediction"), "\"?\": %s", d);
+	CHECK(judge(&e, "boot", "m/d0777-A/lA/tfile-root/fB/trail/open_rdonly", "ok", 1, "ok", d, sizeof d) ==
+	      V_FAIL && strstr(d, "no expectation for m/d0777-A"), "unknown id: %s", d);
+	CHECK(judge(&e, "ps0-own-", p, "EACCES", 0, "ok", d, sizeof d) == V_FAIL && strstr(d, "setting ps0-own-"),
+	      "unknown setting: %s", d);
+	memset(&e, 0, sizeof e);
+	CHECK(judge(&e, "boot", p, "EACCES", 0, "ok", d, sizeof d) == V_FAIL, "no file: every case fails");
+
+	/* a cut or wrong file is refused, saying why */
+	CHECK(parse_fails("flavor v1\n", "not a sticky-expect file"), "no magic");
+	CHECK(parse_fails("sticky-expect 2\n", "format 2"), "newer format");
+	CHECK(parse_fails("sticky-expect 1\ncases 1\n", "before flavor"), "cases before settings");
+	CHECK(parse_fails("sticky-expect 1\nflavor v3\nsettings boot\ncases 2\nm/a ok,0,ok\n", "cut?"),
+	      "fewer lines than announced");
+	CHECK(parse_fails("sticky-expect 1\nflavor v3\nsettings boot b2\ncases 1\nm/a ok,0,ok\n",
+			  "1 tokens for 2"), "missing token");
+	CHECK(parse_fails("sticky-expect 1\nflavor v3\nsettings boot\ncases 2\nm/a ok,0,ok\nm/a ok,0,ok\n",
+			  "twice"), "duplicate id");
+	CHECK(parse_fails("sticky-expect 1\nflavor v3\nsettings boot\ncases 9\n", "at most 8"), "too many");
+	CHECK(parse_fails("sticky-expect 1\nflavor v3\nsettings boot\ncases 1\nm/a =\n", "first token"),
+	      "\"=\" first");
 }
 
 int main(void)
@@ -209,6 +317,7 @@ int main(void)
 	test_json();
 	test_parse();
 	test_ktap();
+	test_expect();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

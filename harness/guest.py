@@ -41,3 +41,10 @@ def initrd(build, extra=None):
     progs.update(extra or {})
     return initramfs.build(build_init(build), progs,
                            os.path.join(build, 'initramfs.cpio.gz'))
+
+
+def initrd_with(build, files, out):
+    """The shared initramfs plus a second archive of data files
+    ({guest path: bytes}), written to out (e.g. a flavor's own
+    build/<flavor>/initramfs.cpio.gz with its expectations)."""
+    return initramfs.append(initrd(build), files, out)
