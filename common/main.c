@@ -83,6 +83,7 @@ fail:
 	if (fd >= 0)
 		close(fd);
 fail_parsed:
+	free(text);
 	memset(&ex, 0, sizeof ex);
 	out_console("# expectations: %s: %s; every case fails\n", path, why);
 	out_error("", "expectations %s: %s", path, why);
