@@ -1,0 +1,44 @@
+"""What the blessed runs (results/expected) must keep showing."""
+
+import os
+import unittest
+
+import support  # noqa: F401  (puts harness/ on sys.path)
+from stickydiff import causes, diff
+from stickydiff.load import load
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+EXPECTED = os.path.join(TOP, "results", "expected")
+
+
+def pair(title):
+    return next(p for p in diff.PAIRS if p.title == title)
+
+
+def run(title):
+    chosen = pair(title)
+    files = {name: load(os.path.join(EXPECTED, name + ".json"), name)
+             for name in (chosen.a, chosen.b)}
+    result = diff.diff_pair(chosen, files)
+    return ({c: g.count for c, g in result.differ.items()},
+            {c: g.count for c, g in result.same_outcome.items()})
+
+
+class CommittedPairsTest(unittest.TestCase):
+
+    def test_v1_and_v3_agree_with_both_protections_on(self):
+        # v1's preparatory patch puts its hook where v3's check sits:
+        # after may_follow_link(), before nosymfollow and touch_atime().
+        differ, same = run("v1 vs v3 with both protections on")
+        self.assertEqual(differ, {})
+        self.assertEqual(list(same), [causes.LOG_TEXT])
+
+    def test_hook_where_6_1_calls_it_shows_only_the_artifacts(self):
+        differ, _ = run("v1 vs v1-hook61 (where 6.1 calls the hook)")
+        self.assertEqual(set(differ), {causes.ARTIFACT_ATIME_CAUSE,
+                                       causes.ARTIFACT_ELOOP_CAUSE})
+
+
+if __name__ == "__main__":
+    unittest.main()
