@@ -266,6 +266,10 @@ int expect_judge(const struct expect_set *e, const char *setting, const char *id
 	char want[96], got[96];
 	int si = expect_setting(e, setting);
 
+	if (!e->nsettings) {
+		snprintf(diag, n, "no expectation for %s: no usable expectation file", id);
+		return V_FAIL;
+	}
 	if (si < 0) {
 		snprintf(diag, n, "no expectation for %s: setting %s not in the file", id, setting);
 		return V_FAIL;

@@ -293,7 +293,8 @@ static void test_expect(void)
 	CHECK(judge(&e, "ps0-own-", p, "EACCES", 0, "ok", d, sizeof d) == V_FAIL && strstr(d, "setting ps0-own-"),
 	      "unknown setting: %s", d);
 	memset(&e, 0, sizeof e);
-	CHECK(judge(&e, "boot", p, "EACCES", 0, "ok", d, sizeof d) == V_FAIL, "no file: every case fails");
+	CHECK(judge(&e, "boot", p, "EACCES", 0, "ok", d, sizeof d) == V_FAIL &&
+	      strstr(d, "no usable expectation file"), "no file: every case fails: %s", d);
 
 	/* a cut or wrong file is refused, saying why */
 	CHECK(parse_fails("flavor v1\n", "not a sticky-expect file"), "no magic");
