@@ -39,6 +39,7 @@ step v3-posted-build $PY harness/sticky.py posted-check
 step smoke $PY harness/sticky.py smoke
 step suite $PY harness/sticky.py suite
 step suite-v1-hook61 $PY harness/sticky.py suite v1-hook61
+step ktap-vs-differ $PY harness/sticky.py ktap-check base v1 v1-nosec v3 v3y v1-hook61
 step idmap $PY harness/sticky.py idmap
 step mutants $PY harness/sticky.py mutants
 step model-vs-observed make --no-print-directory diff-check

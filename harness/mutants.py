@@ -5,8 +5,10 @@ flavor (harness/fixtures/mutants: v3 with the owner test inverted, with the
 check on trailing links only, with the sticky bit ignored). Each is built
 (ccache: only fs/namei.o differs from its parent), booted with the suite,
 and its record judged by the differ as the flavor it claims to be. A
-mutant is killed when the differ reports unexplained cases; one that
-passes is a hole in the suite or the model, and fails this check.
+mutant is killed when the guest, judging every case against that flavor's
+expectations, exits non-zero (KTAP "not ok") and the differ reports
+unexplained cases; one that passes either is a hole in the suite or the
+model, and fails this check.
 """
 
 import json
@@ -52,7 +54,7 @@ def run_one(flavor, args):
     what = (f'{len(result.unexplained)} unexplained as {flavor.mutant_of} '
             f'({len(cases)} case ids, e.g. {", ".join(cases[:2]) or "-"}); '
             f'suite exit status {"non-zero" if ktap_failed else "0"}')
-    return bool(result.unexplained), what
+    return bool(result.unexplained) and ktap_failed, what
 
 
 def cmd(args):
