@@ -26,15 +26,33 @@ static int kmsg_open(void)
 	return fd;
 }
 
-/* "audit(1733218000.123:45)" -> "audit(T)": the stamp is wall-clock time. */
+/* Replaces the value that follows `key` in p, up to end, with `with`. */
+static void blank_value(char *p, const char *key, char end, char with)
+{
+	char *a = strstr(p, key), *e;
+
+	if (!a)
+		return;
+	a += strlen(key);
+	e = strchr(a, end);
+	if (!e || e == a)
+		return;
+	memmove(a + 1, e, strlen(e) + 1);
+	*a = with;
+}
+
+/*
+ * An audit record's stamp is wall-clock time, and the pids depend on how
+ * many kernel threads started first: "audit(1733218000.123:45): ...
+ * ppid=1 pid=27" -> "audit(T): ... ppid=1 pid=P", so records compare.
+ */
 static void audit_stamp_out(char *p)
 {
-	char *a = strstr(p, "audit("), *e;
-
-	if (!a || !(e = strchr(a, ')')))
+	if (strncmp(p, "audit: ", 7))
 		return;
-	memmove(a + 7, e, strlen(e) + 1);
-	a[6] = 'T';
+	blank_value(p, "audit(", ')', 'T');
+	blank_value(p, " ppid=", ' ', 'P');
+	blank_value(p, " pid=", ' ', 'P');
 }
 
 /* Appends what /dev/kmsg holds now to m. */
