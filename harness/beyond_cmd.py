@@ -41,10 +41,10 @@ def _boot(args, flavor, job, tag, smp=1, icount=''):
                         echo=print if args.console else None, smp=smp,
                         icount=icount)
     commands.report_outcome(flavor.name, out)
-    if out.verdict not in ('passed', 'failed'):
-        return None, f'{out.verdict}: {out.reason}'
+    recs, why = results.boot_records(out)
+    if recs is None:
+        return None, why
     try:
-        recs = results.parse_stream(out.results)
         obj = results.assemble(flavor.name, recs, out.status)
     except HarnessError as e:
         return None, str(e)

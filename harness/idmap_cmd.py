@@ -112,15 +112,12 @@ def run_one(args, flavor, outdir):
                   echo=print if args.console else None)
     out = qemu.run(b)
     log(f'{flavor.name}: {out.line()}')
-    if out.verdict not in ('passed', 'failed'):
-        print(f'--- console excerpt ({out.console}) ---\n{out.excerpt}\n'
-              f'---', flush=True)
-        log(f'not ok {flavor.name}: {out.verdict}')
-        return False
-    try:
-        recs = results.parse_stream(out.results)
-    except HarnessError as e:
-        log(f'not ok {flavor.name}: {e}')
+    recs, why = results.boot_records(out)
+    if recs is None:
+        if out.excerpt:
+            print(f'--- console excerpt ({out.console}) ---\n'
+                  f'{out.excerpt}\n---', flush=True)
+        log(f'not ok {flavor.name}: {why}')
         return False
     with open(out.console, encoding='utf-8', errors='replace') as f:
         console = f.read().replace('\r', '')

@@ -52,6 +52,19 @@ def parse_stream(path):
     return records
 
 
+def boot_records(out):
+    """(records, None) of a boot that left a usable result stream, else
+    (None, why): it panicked, hung or failed to start, or the stream is
+    garbled."""
+    if out.verdict not in ('passed', 'failed'):
+        return None, f'{out.verdict}: {out.reason}' if out.reason \
+            else out.verdict
+    try:
+        return parse_stream(out.results), None
+    except HarnessError as e:
+        return None, str(e)
+
+
 def assemble(flavor, records, status):
     """Builds the host-side JSON object (no timestamps: see the contract)."""
     end = records[-1]

@@ -59,13 +59,9 @@ def stress_one(args, flavor, outdir):
     out = commands.boot(args, flavor, job, 'stress', timeout,
                         echo=print if args.console else None, smp=args.smp)
     commands.report_outcome(flavor.name, out)
-    if out.verdict not in ('passed', 'failed'):
-        log(f'not ok {flavor.name}: {out.verdict}')
-        return False
-    try:
-        recs = results.parse_stream(out.results)
-    except HarnessError as e:
-        log(f'not ok {flavor.name}: {e}')
+    recs, why = results.boot_records(out)
+    if recs is None:
+        log(f'not ok {flavor.name}: {why}')
         return False
     rec, bad = check_record(recs)
     if out.verdict != 'passed' and not bad:

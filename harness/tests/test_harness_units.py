@@ -158,6 +158,20 @@ class TestResults(unittest.TestCase):
             results.assemble('base', results.parse_stream(path), 0)
         self.assertIn('appears twice', str(cm.exception))
 
+    def test_boot_records(self):
+        good = self.write(self.FACTS + self.CASE + self.END)
+        for verdict in ('passed', 'failed'):
+            recs, why = results.boot_records(
+                qemu.Outcome(verdict, results=good))
+            self.assertEqual((len(recs), why), (3, None))
+        recs, why = results.boot_records(
+            qemu.Outcome('hang', results=good, reason='no end'))
+        self.assertEqual((recs, why), (None, 'hang: no end'))
+        recs, why = results.boot_records(qemu.Outcome(
+            'passed', results=self.write(self.FACTS + self.CASE)))
+        self.assertIsNone(recs)
+        self.assertIn('truncated result stream', why)
+
     def test_compressed_stream(self):
         data = gzip.compress((self.FACTS + self.CASE + self.END).encode())
         fd, path = tempfile.mkstemp()
