@@ -118,13 +118,12 @@ def _am_failure(out, patches):
     return which, where
 
 
-def worktree(build, flavor, top, stages, first=None):
+def worktree(build, flavor, top, stages):
     """Returns build/<flavor>/src, patched with the flavor's current series
-    (none for a flavor without one; only its `first` patches if given)."""
+    (none for a flavor without one; the subset its `patches` key names)."""
     # A bad series is named before a first run spends minutes extracting.
     patches = flavor_patches(flavor, top)
     src = pristine(build, stages)
-    patches = patches[:first] if first else patches
     digest = series_digest(patches)
     wt = os.path.join(build, flavor.name, 'src')
     stamp = wt + '.applied'
