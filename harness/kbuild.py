@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 
+import progress
 from flavors import HARNESS
 from stages import HarnessError, log
 
@@ -42,8 +43,11 @@ def build_env(build):
     return env
 
 
-def make_cmd(src, obj, *targets, jobs=None):
-    cmd = ['make', '-s', '-C', src, f'O={obj}', f'ARCH={ARCH}']
+def make_cmd(src, obj, *targets, jobs=None, silent=True):
+    """silent=False keeps kbuild's one line per step ("  CC      x.o"),
+    which the build's progress counts."""
+    cmd = ['make'] + (['-s'] if silent else [])
+    cmd += ['-C', src, f'O={obj}', f'ARCH={ARCH}']
     if shutil.which('ccache'):
         cmd.append('CC=ccache gcc')
     cmd.append(f'-j{jobs or os.cpu_count() or 1}')
@@ -117,16 +121,20 @@ def configure(src, obj, extra, build, run=subprocess.run):
     return True
 
 
-def build(src, obj, out_image, build_dir, logfile):
-    """Runs make bzImage; copies the image to out_image if it changed."""
-    env = build_env(build_dir)
-    with open(logfile, 'w', encoding='utf-8') as log_f:
-        res = subprocess.run(make_cmd(src, obj, 'bzImage'), cwd=obj, env=env,
-                             stdout=log_f, stderr=subprocess.STDOUT)
+def build(src, obj, out_image, build_dir, logfile, label=None,
+          interval=progress.INTERVAL, say=None):
+    """Runs make bzImage with its output in logfile and a progress line on
+    the console every interval seconds; copies the image to out_image if
+    it changed. label defaults to "build <flavor>", the flavor being the
+    folder of out_image."""
+    label = label or 'build ' + os.path.basename(
+        os.path.dirname(os.path.abspath(out_image)))
+    res = progress.run_logged(
+        make_cmd(src, obj, 'bzImage', silent=False), logfile, label,
+        interval=interval, say=say, cwd=obj, env=build_env(build_dir))
     if res.returncode:
-        with open(logfile, encoding='utf-8', errors='replace') as f:
-            tail = ''.join(f.readlines()[-25:])
-        raise HarnessError(f'kernel build failed ({logfile}):\n{tail}')
+        raise HarnessError(f'kernel build failed ({logfile}):\n'
+                           + progress.log_tail(logfile))
     image = os.path.join(obj, 'arch', 'x86', 'boot', 'bzImage')
     if os.path.isfile(out_image) and filecmp.cmp(image, out_image,
                                                  shallow=False):
