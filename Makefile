@@ -17,7 +17,7 @@ STICKY = $(PYTHON) harness/sticky.py
 FLAVOR ?=
 
 .PHONY: all deps kernels kernel guest smoke suite posted-check unit check \
-	attack bench v2-demo static-check stress clean
+	attack bench reviewer-path static-check stress clean
 
 all: deps kernels guest
 	$(STICKY) suite $(FLAVOR)
@@ -55,8 +55,8 @@ unit: guest
 check: deps
 	@bash harness/check.sh
 
-v2-demo: deps guest
-	$(PYTHON) harness/v2_demo.py
+reviewer-path: deps guest
+	bash harness/tests/reviewer-path.sh
 
 static-check: deps
 	$(STICKY) static-check
@@ -72,7 +72,7 @@ bench: kernels guest
 	$(STICKY) bench
 	$(STICKY) beyond-bench $(FLAVOR)
 	$(STICKY) build v3y-dlock
-	$(STICKY) contend-bench
+	$(STICKY) contend-bench base v3y v3y-dlock
 
 clean:
 	rm -rf build/results build/logs build/initramfs.cpio.gz

@@ -9,11 +9,7 @@
 
 int bown_kind(void)
 {
-	if (knob_boot[KN_WEAK] != -1000)
-		return KN_WEAK;
-	if (knob_boot[KN_PSS] != -1000)
-		return KN_PSS;
-	return -1;
+	return own_kind;
 }
 
 int bsettings(struct bsetting *s)
@@ -37,11 +33,6 @@ int bsettings(struct bsetting *s)
 		}
 	}
 	return n;
-}
-
-static int own_value(int kind, int prot)
-{
-	return kind == KN_WEAK ? 1 - prot : prot;
 }
 
 int bsetting_apply(const struct bsetting *s)
@@ -79,7 +70,7 @@ int bsetting_apply(const struct bsetting *s)
 
 void bsettings_restore(void)
 {
-	for (int k = 0; k < N_KNOB; k++)
+	for (int k = 0; k < n_knob; k++)
 		if (knob_boot[k] != -1000)
 			knob_write(k, knob_boot[k]);
 }

@@ -23,16 +23,23 @@ int ident_full(unsigned uid, char *why, size_t n);	/* r/e/fs = uid, saved 0 */
 struct ids_now { unsigned r, e, s, fs, rg, eg, sg, fsg; };
 void ident_read(struct ids_now *x);
 
-/* knobs.c */
-enum knob { KN_PS, KN_PH, KN_WEAK, KN_PSS, N_KNOB };
-extern const char *const knob_names[N_KNOB];
-extern const char *const knob_paths[N_KNOB];
+/* knobs.c: mainline's knobs first, then every revision's (KNOBS_PATH) */
+#define KNOBS_PATH "/etc/sticky/knobs"
+#define MAX_KNOB 8
+enum { KN_PS, KN_PH };
+extern const char *knob_names[MAX_KNOB];
+extern const char *knob_paths[MAX_KNOB];
+extern int knob_protect[MAX_KNOB];	/* value that protects; -1 for mainline's */
+extern int n_knob;
+int knobs_load(const char *listing, char *why, size_t n);
 int knob_present(int k);
 int knob_read(int k);			/* value, or -1000 on error */
 int knob_write(int k, int v);		/* 0 or -errno */
-void knobs_open(void);
+int knobs_open_checked(char *why, size_t n);	/* 0, or -1 and why */
+void knobs_open(void);			/* exits 2 when the listing is bad */
+int own_value(int k, int protection);	/* knob k's value for protection 0/1 */
 void knobs_json(struct jb *j, const char *key);
-extern int knob_boot[N_KNOB];		/* -1000 = absent */
+extern int knob_boot[MAX_KNOB];		/* -1000 = absent */
 
 /* ops.c */
 #define STATUS_BASE 10000	/* err = STATUS_BASE + exit status: execve ran but the script did not exit 7 */
@@ -62,5 +69,5 @@ int run_cases(const struct setting *s, const struct case_spec *cases, int ncases
 	      const char *name, const struct expect_set *ex, struct group_result *gr);
 int apply_setting(const struct setting *s, char *why, size_t n);
 int knobs_expected_ok(const struct setting *s, char *why, size_t n);
-extern int own_kind;	/* KN_WEAK, KN_PSS or -1 */
+extern int own_kind;	/* the revision knob this kernel has, or -1 */
 #endif

@@ -19,7 +19,7 @@
  *                                       holding l -> ../t/f and m -> ../t
  *                                       (both owned by LINK_UID)
  *   setting LABEL                       starts a knob setting
- *   knob FILE VALUE|absent              /proc/sys/fs/FILE of the setting
+ *   knob FILE VALUE|absent              /proc/sys/FILE of the setting
  *   case ID MOUNT FIXTURE POS FSUID DIR_SEEN LINK_SEEN RET ERRNO
  *                                       POS: trail (open FIXTURE/l) or
  *                                       inter (open FIXTURE/m/f)
@@ -624,7 +624,7 @@ static int read_knob(const char *name, long *val)
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/sys/fs/%.47s", name);
+	snprintf(path, sizeof(path), "/proc/sys/%.47s", name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -649,7 +649,7 @@ static int apply_knobs(const struct setting *s, int check_only, char *why,
 		const struct knob *k = &s->knob[i];
 		int absent = !strcmp(k->value, "absent");
 
-		snprintf(path, sizeof(path), "/proc/sys/fs/%.47s", k->name);
+		snprintf(path, sizeof(path), "/proc/sys/%.47s", k->name);
 		if (!absent && !check_only && write_file(path, k->value)) {
 			snprintf(why, n, "write %s to %s: %s", k->value, path,
 				 errname(errno));
@@ -690,9 +690,11 @@ static void setting_record(const struct setting *s, int applied)
 	for (i = 0; i < s->nknob; i++) {
 		char name[48];
 
-		snprintf(name, sizeof(name), "%s", s->knob[i].name);
+		/* the result key: fs/ dropped, '/' and '-' as '_' */
+		snprintf(name, sizeof(name), "%s", s->knob[i].name +
+			 (strncmp(s->knob[i].name, "fs/", 3) ? 0 : 3));
 		for (j = 0; name[j]; j++)
-			if (name[j] == '-')
+			if (name[j] == '-' || name[j] == '/')
 				name[j] = '_';
 		fprintf(res, "%s\"%s\":", i ? "," : "", name);
 		if (read_knob(s->knob[i].name, &v))

@@ -48,14 +48,16 @@ static void write_rec(struct jb *j, const char *key, int k, const char *label, c
 
 int run_sysctl_tests(void)
 {
-	static const int ks[] = { KN_WEAK, KN_PSS, KN_PS };
 	static const char *const inputs[] = { "0", "1", "2", "-1", "abc", "" };
 	static char big[4096];
 	static struct jb j;
 	int errs = 0;
 	memset(big, '1', sizeof big);
-	for (unsigned i = 0; i < sizeof ks / sizeof ks[0]; i++) {
-		int k = ks[i];
+	/* every revision's knob (present or not), then protected_symlinks */
+	for (int i = KN_PH + 1; i <= n_knob; i++) {
+		int k = i == n_knob ? KN_PS : i;
+		if (k != KN_PS && knob_protect[k] < 0)
+			continue;
 		struct stat st;
 		char m[8];
 		jb_begin(&j);

@@ -144,11 +144,14 @@ int main(int argc, char **argv)
 			standalone_end(1);
 		return 1;
 	}
-	knobs_open();
-	if (knob_boot[KN_PSS] != -1000)
-		own_kind = KN_PSS;
-	else if (knob_boot[KN_WEAK] != -1000)
-		own_kind = KN_WEAK;
+	if (knobs_open_checked(why, sizeof why)) {
+		out_console("# %s\n", why);
+		out_error("", "%s", why);
+		out_flush();
+		if (pid1)
+			standalone_end(1);
+		return 1;
+	}
 
 	/* settings */
 	memset(settings, 0, sizeof settings);
@@ -178,9 +181,9 @@ int main(int argc, char **argv)
 			ngroups += nrun_set;
 	int do_sysctl = !only || !strcmp(only, "sysctl"), do_log = !only || !strcmp(only, "log");
 	out_console("1..%d\n", ngroups + do_sysctl + do_log);
-	out_console("# knobs at boot: ps=%d ph=%d weak=%d pss=%d; %d cases per setting%s\n",
-		    knob_boot[KN_PS], knob_boot[KN_PH], knob_boot[KN_WEAK], knob_boot[KN_PSS], ncases,
-		    quick ? " (quick)" : "");
+	out_console("# knobs at boot: ps=%d ph=%d own %s=%d; %d cases per setting%s\n",
+		    knob_boot[KN_PS], knob_boot[KN_PH], own_kind < 0 ? "-" : knob_paths[own_kind],
+		    own_kind < 0 ? -1 : knob_boot[own_kind], ncases, quick ? " (quick)" : "");
 
 	if (ngroups) {
 		load_expectations(expect_path);
@@ -264,7 +267,7 @@ int main(int argc, char **argv)
 	}
 
 	/* restore the boot values */
-	for (int k = 0; k < N_KNOB; k++) {
+	for (int k = 0; k < n_knob; k++) {
 		if (knob_boot[k] == -1000)
 			continue;
 		if (knob_read(k) != knob_boot[k])

@@ -9,27 +9,25 @@
 #include <unistd.h>
 #include "guest.h"
 
-int own_kind = -1;
 
-static void expected(const struct setting *s, int exp[N_KNOB])
+/* protected_hardlinks is pinned off; absent knobs must stay absent */
+static void expected(const struct setting *s, int exp[MAX_KNOB])
 {
+	for (int k = 0; k < n_knob; k++)
+		exp[k] = knob_boot[k];
 	exp[KN_PH] = 0;
-	if (s->boot) {
-		exp[KN_PS] = knob_boot[KN_PS];
-		exp[KN_WEAK] = knob_boot[KN_WEAK];
-		exp[KN_PSS] = knob_boot[KN_PSS];
+	if (s->boot)
 		return;
-	}
 	exp[KN_PS] = s->ps;
-	exp[KN_WEAK] = knob_boot[KN_WEAK] == -1000 ? -1000 : 1 - s->own;
-	exp[KN_PSS] = knob_boot[KN_PSS] == -1000 ? -1000 : s->own;
+	if (own_kind >= 0)
+		exp[own_kind] = own_value(own_kind, s->own);
 }
 
 int knobs_expected_ok(const struct setting *s, char *why, size_t n)
 {
-	int exp[N_KNOB];
+	int exp[MAX_KNOB];
 	expected(s, exp);
-	for (int k = 0; k < N_KNOB; k++) {
+	for (int k = 0; k < n_knob; k++) {
 		int v = knob_read(k);
 		if (v != exp[k]) {
 			snprintf(why, n, "knob %s reads %d, wanted %d", knob_names[k], v, exp[k]);
@@ -41,9 +39,9 @@ int knobs_expected_ok(const struct setting *s, char *why, size_t n)
 
 int apply_setting(const struct setting *s, char *why, size_t n)
 {
-	int exp[N_KNOB];
+	int exp[MAX_KNOB];
 	expected(s, exp);
-	for (int k = 0; k < N_KNOB; k++) {
+	for (int k = 0; k < n_knob; k++) {
 		if (exp[k] == -1000)
 			continue;
 		int r = knob_write(k, exp[k]);

@@ -12,6 +12,7 @@ import json
 import os
 import statistics
 
+import flavors as flv
 from stages import HarnessError
 
 VARIANTS = ('race', 'planted', 'planted-inter')
@@ -26,13 +27,15 @@ STATS = ('fast', 'min', 'median')
 # ---- what protects what ----
 
 def own_effective(flavor):
-    """Whether the flavor's own knob reaches a check: v1 built without
-    CONFIG_SECURITY has the knob but its capability hook is compiled out."""
-    if not flavor.knob:
-        return False
-    nosec = any(line.startswith('# CONFIG_SECURITY is not set')
-                for line in flavor.config)
-    return not (flavor.series == 'v1' and nosec)
+    """Whether the flavor's own knob reaches a check: a rule whose
+    config options (revision.ini `needs`) are unset keeps its knob but is
+    compiled out."""
+    return bool(flavor.knob) and flavor.compiled
+
+
+def sysctl_name(flavor):
+    """The own knob as sysctl(8) spells it (fs.weak-sticky-symlinks)."""
+    return flavor.knob_path[len('/proc/sys/'):].replace('/', '.')
 
 
 def covered(flavor, ps, own, link):
@@ -56,10 +59,6 @@ def own_value(flavor, own):
     return int(flavor.protect) if own else 1 - int(flavor.protect)
 
 
-KNOB_KEY = {'weak-sticky-symlinks': 'weak_sticky_symlinks',
-            'protected-sticky-symlinks': 'protected_sticky_symlinks'}
-
-
 def knobs_ok(flavor, rec):
     """'' when the knobs read back in the record are the setting's, else
     why not."""
@@ -68,7 +67,7 @@ def knobs_ok(flavor, rec):
         return (f'protected_symlinks reads {knobs.get("protected_symlinks")}'
                 f', setting wants {rec.get("ps")}')
     if flavor.knob and rec.get('own') is not None:
-        key = KNOB_KEY.get(flavor.knob, flavor.knob)
+        key = flavor.knob
         want = own_value(flavor, rec['own'])
         if knobs.get(key) != want:
             return f'{key} reads {knobs.get(key)}, setting wants {want}'
@@ -236,13 +235,13 @@ def protection_pairs(flavor):
     """(label, off setting, on setting) for the flavor's protection."""
     if not flavor.knob:
         return [('protected_symlinks', 'ps0-own-', 'ps1-own-')]
-    return [(f'{flavor.knob} (ps0)', 'ps0-own0', 'ps0-own1'),
-            (f'{flavor.knob} (ps1)', 'ps1-own0', 'ps1-own1')]
+    return [(f'{sysctl_name(flavor)} (ps0)', 'ps0-own0', 'ps0-own1'),
+            (f'{sysctl_name(flavor)} (ps1)', 'ps1-own0', 'ps1-own1')]
 
 
 def bench_ratios(table, flavors):
     """Ratios to base (same ps) and protection overheads, per flavor."""
-    base = table.get('base', {})
+    base = table.get(flv.reference(flv.load()), {})
     ratios, overheads = [], []
     for f in flavors:
         sets = table.get(f.name, {})
@@ -381,7 +380,7 @@ def attack_findings(beyond, flavors):
                 r.get('ps') == 0 and not own_effective(f) and
                 r['successes'] > 0]
         if dead:
-            out.append(f'- {f.name}: `{f.knob}` set to protect (with '
+            out.append(f'- {f.name}: `{sysctl_name(f)}` set to protect (with '
                        f'`protected_symlinks=0`) stops nothing: ' +
                        ', '.join(f'{r["variant"]} '
                                  f'{r["successes"]}/{r["tries"]}'
@@ -402,7 +401,7 @@ def attack_findings(beyond, flavors):
 
 
 def namespace_markdown(beyond):
-    ent = beyond.get('flavors', {}).get('base', {})
+    ent = beyond.get('flavors', {}).get(flv.reference(flv.load()), {})
     recs = ent.get('namespace') or []
     lines = ['## Per-user /tmp instead of a kernel patch', '']
     if not recs:

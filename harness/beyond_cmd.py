@@ -80,7 +80,7 @@ def cmd_attack(args):
             ent = {'attack': [], 'namespace': [], 'errors': [],
                    'tries': args.tries, 'planted': args.planted}
             boots = [('attack', job)]
-            if f.name == 'base' and not args.no_namespace:
+            if not f.series and not args.no_namespace:
                 boots.append(('namespace', job + ['--namespace']))
             for tag, j in boots:
                 obj, out = _boot(args, f, j, tag, smp=2)

@@ -32,21 +32,22 @@ step kernel-v1-hook61 $PY harness/sticky.py build v1-hook61
 step guest make --no-print-directory -C common
 # After the kernels: the harness fault tests boot build/base/bzImage.
 step unit-python $PY -m unittest discover -s harness/tests
-step placement $PY harness/sticky.py placement-check v1 v1-nosec v3 v3y v1-hook61
+step placement $PY harness/sticky.py placement-check v1 v1-nosec v3 v3y yama v1-hook61
 step series-build $PY harness/sticky.py series-build
 step static-check $PY harness/sticky.py static-check
 step v3-posted-build $PY harness/sticky.py posted-check
 step smoke $PY harness/sticky.py smoke
 step suite $PY harness/sticky.py suite
 step suite-v1-hook61 $PY harness/sticky.py suite v1-hook61
-step ktap-vs-differ $PY harness/sticky.py ktap-check base v1 v1-nosec v3 v3y v1-hook61
+step ktap-vs-differ $PY harness/sticky.py ktap-check base v1 v1-nosec v3 v3y yama v1-hook61
 step idmap $PY harness/sticky.py idmap
 step mutants $PY harness/sticky.py mutants
 step model-vs-observed make --no-print-directory diff-check
 step regression make --no-print-directory regress
 step attack $PY harness/sticky.py attack --tries 500 \
 	--md build/results/beyond-check.md
-step v2-demo $PY harness/v2_demo.py
+# docs/reviewing.md done literally: v2 added as data, built, run, diffed.
+step reviewer-path bash harness/tests/reviewer-path.sh
 step lockdep-kernels $PY harness/sticky.py build v1-lockdep v3-lockdep
 step stress $PY harness/sticky.py stress
 

@@ -11,6 +11,7 @@ import flavors as flv
 import guest
 import kernels
 import ktap
+import mboximport
 import mutants
 import placement
 import posted
@@ -28,7 +29,8 @@ from idmap_cmd import add_idmap_commands
 
 def _flavors(args):
     path = args.flavors_file or flv.INI
-    return flv.pick(getattr(args, 'flavors', None) or [], path)
+    return flv.pick(getattr(args, 'flavors', None) or [], path,
+                    getattr(args, 'top', None))
 
 
 def cmd_build(args):
@@ -55,6 +57,7 @@ def add_all(sub):
     add_beyond_commands(sub)
     add_stress_commands(sub)
     mutants.add(sub)
+    mboximport.add_parser(sub)
     add_idmap_commands(sub)
 
 
@@ -318,9 +321,14 @@ def add_boot_commands(sub):
 
 def cmd_posted(args):
     stages = Stages()
-    v3 = flv.pick(['v3'], args.flavors_file or flv.INI)[0]
+    chosen = [f for f in flv.load(args.flavors_file or flv.INI,
+                                  args.top).values() if f.posted_fixture]
+    if len(chosen) != 1:
+        raise HarnessError('posted-check needs exactly one flavor with '
+                           f'posted_fixture in flavors.ini, found '
+                           f'{len(chosen)}')
     with BuildLock(args.build_dir, wait=not args.no_wait):
-        ok = posted.run(args.build_dir, args.top, v3, stages)
+        ok = posted.run(args.build_dir, args.top, chosen[0], stages)
     log(stages.summary())
     print(f'{int(ok)} passed, {int(not ok)} failed', flush=True)
     return 0 if ok else 1
@@ -348,7 +356,8 @@ def add_check_commands(sub):
     p.add_argument('--check', action='store_true')
     p.set_defaults(func=cmd_cover_letters)
     p = sub.add_parser('range-diff',
-                       help='git range-diff of the v1 and v3 series')
+                       help='git range-diff of the series of the first '
+                       'pair in harness/pairs.ini')
     p.set_defaults(func=cmd_range_diff)
 
 
@@ -408,8 +417,9 @@ def cmd_cover_letters(args):
 
 
 def cmd_range_diff(args):
-    out = rangediff.write(args.build_dir)
-    log(f'range-diff v1..v3 -> {out}')
+    a, b = rangediff.first_pair()
+    out = rangediff.write(args.build_dir, a, b)
+    log(f'range-diff {a}..{b} -> {out}')
     return 0
 
 

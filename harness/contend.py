@@ -17,7 +17,6 @@ import flavors as flv
 from lock import BuildLock
 from stages import log
 
-FLAVORS = ('base', 'v3y', 'v3y-dlock')
 
 
 def rates(obj):
@@ -26,7 +25,7 @@ def rates(obj):
             if r.get('type') == 'contend']
 
 
-def summary(per_flavor, reference='base'):
+def summary(per_flavor, reference):
     """{flavor: {median, rounds, ratio}} with the ratio to the reference's
     median measured in the same run."""
     medians = {f: statistics.median(v) for f, v in per_flavor.items() if v}
@@ -40,8 +39,7 @@ def summary(per_flavor, reference='base'):
 
 def cmd(args):
     beyond_cmd._need_prog(args, 'sticky-contend')
-    chosen = flv.pick(args.flavors or list(FLAVORS),
-                      args.flavors_file or flv.INI)
+    chosen = flv.pick(args.flavors, args.flavors_file or flv.INI)
     job = ['/bin/sticky-contend', '--procs', str(args.procs), '--ms',
            str(args.ms), '--rounds', str(args.rounds)]
     per = {f.name: [] for f in chosen}
@@ -56,7 +54,7 @@ def cmd(args):
                     continue
                 per[f.name] += rates(obj)
     result = {'procs': args.procs, 'ms': args.ms, 'smp': 2,
-              'flavors': summary(per)}
+              'flavors': summary(per, chosen[0].name)}
     path = os.path.join(args.build_dir, 'results', 'contend.json')
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, 'w', encoding='utf-8') as f:
@@ -73,7 +71,8 @@ def add(sub):
     p = sub.add_parser('contend-bench',
                        help='follows/s of 4 non-root followers of one '
                        'root-owned link, -smp 2, each flavor vs base')
-    p.add_argument('flavors', nargs='*')
+    p.add_argument('flavors', nargs='+',
+                   help='the first is the reference the ratios are to')
     p.add_argument('--procs', type=int, default=4)
     p.add_argument('--ms', type=int, default=2000)
     p.add_argument('--rounds', type=int, default=3)

@@ -112,7 +112,7 @@ def render(rev_dir, pristine, build):
     name, mail = (x.split('=', 1)[1] for x in tree.IDENT[1::2])
     who = f'{name} <{mail}>'
     return (f'{ZERO_FROM}\nFrom: {who}\nDate: {date}\n'
-            f'Subject: [{_prefix(patches[0])} 0/{len(patches)}] {subject}\n'
+            f'Subject: [{_prefix(patches[-1])} 0/{len(patches)}] {subject}\n'
             f'\n{blurb}\n\n{summary}')
 
 

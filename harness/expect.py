@@ -29,7 +29,8 @@ settings: about 310 KB for five settings, 17 KB in the gzipped initramfs).
 
 from stickydiff import caseids
 from stickydiff.control import ControlError, predict_control
-from stickydiff.flavors import FLAVORS, MAINLINE_KNOB, expected_boot_knobs
+from stickydiff.flavors import (FLAVORS, MAINLINE_BOOT, MAINLINE_KNOB,
+                                expected_boot_knobs)
 from stickydiff.model import (ARTIFACT_ATIME, ARTIFACT_ELOOP, ModelError,
                               config_for, predict)
 
@@ -125,23 +126,27 @@ def settings(flavor):
     then ps<P>-own<O> (ps<P>-own- without an own knob) with the knobs each
     writes (docs/result-format.md, "Settings")."""
     spec = _spec(flavor)
-    out = [('boot', expected_boot_knobs(spec))]
+    boot = expected_boot_knobs(spec)
+    out = [('boot', boot)]
+    # the other mainline knobs keep their boot values, hardlinks is off
+    pinned = {k: v for k, v in MAINLINE_BOOT.items() if k != MAINLINE_KNOB}
+    pinned['protected_hardlinks'] = 0
     for ps in (0, 1):
         if spec.knob is None:
-            out.append((f'ps{ps}-own-', {MAINLINE_KNOB: ps,
-                                         'protected_hardlinks': 0}))
+            out.append((f'ps{ps}-own-', {MAINLINE_KNOB: ps, **pinned}))
             continue
         for own in (0, 1):
             out.append((f'ps{ps}-own{own}',
-                        {MAINLINE_KNOB: ps, 'protected_hardlinks': 0,
+                        {MAINLINE_KNOB: ps, **pinned,
                          spec.knob: spec.protection_to_value(own)}))
     return out
 
 
 def _spec(flavor):
     if flavor not in FLAVORS:
-        raise ExpectError(f'flavor {flavor} has no rule model (harness/'
-                          f'stickydiff/flavors.py knows '
+        raise ExpectError(f'flavor {flavor} has no rule model: its '
+                          f'revision needs a revision.ini and its flavor a '
+                          f'pick_link_order (modelled: '
                           f'{", ".join(FLAVORS)})')
     return FLAVORS[flavor]
 

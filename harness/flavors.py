@@ -1,14 +1,26 @@
-"""Kernel flavors, read from harness/flavors.ini."""
+"""Kernel flavors, read from harness/flavors.ini; each flavor's rule comes
+from its revision's revision.ini (harness/revision.py)."""
 
 import configparser
 import os
 from dataclasses import dataclass
+from typing import Optional
 
+import revision as rev_mod
 from stages import HarnessError
 
 HARNESS = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HARNESS)
 INI = os.path.join(HARNESS, 'flavors.ini')
+COMMON_CONFIG = os.path.join(HARNESS, 'config', 'common.config')
+MOVED = ('knob', 'protect')     # revision data now (revision.ini)
+
+# pick_link()'s own steps, which place a revision's call (see `stage`).
+MAINLINE_CALL = 'may_follow_link('
+ATIME_CALL = 'touch_atime('
+STAGE_BEFORE = 'before-mainline'    # before may_follow_link()
+STAGE_AFTER = 'after-mainline'      # after it, before touch_atime()
+STAGE_LATE = 'lsm-6.1'              # after touch_atime(), as 6.1's hook
 
 
 @dataclass(frozen=True)
@@ -16,8 +28,6 @@ class Flavor:
     name: str
     series: str          # '' for the pristine tree
     config: tuple        # Kconfig lines appended to the common fragment
-    knob: str            # own sysctl name under /proc/sys/fs, '' for none
-    protect: str         # value of `knob` that turns the protection on
     describe: str
     boot_knobs: dict     # knob -> expected boot value, 'absent' allowed
     extra: bool = False  # built only when named
@@ -25,35 +35,99 @@ class Flavor:
     pick_link_order: tuple = ()  # calls pick_link() makes, in order
     lockless: tuple = ()  # functions that must take no lock
     mutant_of: str = ''  # a deliberately broken copy of this flavor
+    rule: Optional[rev_mod.Revision] = None  # its revision's rule
+    compiled: bool = False  # is the rule built in (its `needs` set)?
+    posted_fixture: str = ''  # the posting's own code, to compile-check
+
+    @property
+    def knob(self):
+        """The own knob's key in result files ('' for none)."""
+        return self.rule.knob if self.rule else ''
+
+    @property
+    def knob_path(self):
+        return self.rule.knob_path if self.rule else ''
+
+    @property
+    def protect(self):
+        return str(self.rule.protect) if self.rule else ''
+
+    @property
+    def stage(self):
+        """Where the rule runs in pick_link(), from pick_link_order: None
+        without a rule or an order to place it in."""
+        if not self.rule or self.rule.call not in self.pick_link_order:
+            return None
+        order = self.pick_link_order
+        at = order.index(self.rule.call)
+        if MAINLINE_CALL in order and at < order.index(MAINLINE_CALL):
+            return STAGE_BEFORE
+        if ATIME_CALL in order and at > order.index(ATIME_CALL):
+            return STAGE_LATE
+        return STAGE_AFTER
 
 
-def load(path=INI):
+def common_config(path=COMMON_CONFIG):
+    with open(path, encoding='utf-8') as f:
+        return tuple(x.strip() for x in f if x.strip())
+
+
+def load(path=INI, top=None):
+    """{name: Flavor}; revision directories are read under `top` (the
+    project, or the directory above the flavors file's folder)."""
+    top = top or TOP
     cp = configparser.ConfigParser(interpolation=None)
     with open(path, encoding='utf-8') as f:
         cp.read_file(f)
+    base_config = common_config()
     flavors = {}
     for name in cp.sections():
         sec = cp[name]
+        moved = [k for k in MOVED if k in sec]
+        if moved:
+            raise HarnessError(f'{path} [{name}]: {", ".join(moved)} moved '
+                               f'to the revision\'s {rev_mod.FILE} '
+                               f'(docs/reviewing.md); delete the line')
         lines = tuple(x.strip() for x in sec.get('config', '').splitlines()
                       if x.strip())
         boot = dict(item.split('=', 1)
                     for item in sec.get('boot_knobs', '').split())
-        flavors[name] = Flavor(name, sec.get('series', '').strip(), lines,
-                               sec.get('knob', '').strip(),
-                               sec.get('protect', '').strip(),
-                               sec.get('describe', '').strip(), boot,
-                               sec.getboolean('extra', fallback=False),
-                               tuple(sec.get('patches', '').split()),
-                               tuple(sec.get('pick_link_order', '').split()),
-                               tuple(sec.get('lockless', '').split()),
-                               sec.get('mutant_of', '').strip())
+        series = sec.get('series', '').strip()
+        # A series without revision.ini still builds; only the model, the
+        # guest's knob listing and the differ need its rule.
+        rev_name = sec.get('revision', '').strip()
+        if not rev_name and series and os.path.isfile(
+                rev_mod.path_of(series, top)):
+            rev_name = series
+        rule = rev_mod.load(rev_name, top) if rev_name else None
+        flavors[name] = Flavor(
+            name, series, lines, sec.get('describe', '').strip(), boot,
+            sec.getboolean('extra', fallback=False),
+            tuple(sec.get('patches', '').split()),
+            tuple(sec.get('pick_link_order', '').split()),
+            tuple(sec.get('lockless', '').split()),
+            sec.get('mutant_of', '').strip(), rule,
+            bool(rule) and rev_mod.compiled(rule, base_config + lines),
+            sec.get('posted_fixture', '').strip())
     return flavors
 
 
-def pick(names, path=INI):
+def guest_knobs(path=INI, top=None):
+    """The guest's knob listing for every revision the flavors name."""
+    return rev_mod.guest_listing(
+        f.rule for f in load(path, top).values() if f.rule)
+
+
+def reference(flavors):
+    """The name of the flavor every other is measured against: the first
+    with no series (mainline alone)."""
+    return next((f.name for f in flavors.values() if not f.series), None)
+
+
+def pick(names, path=INI, top=None):
     """Returns the named flavors (all but the extra ones when `names` is
     empty)."""
-    flavors = load(path)
+    flavors = load(path, top)
     if not names:
         return [f for f in flavors.values() if not f.extra]
     unknown = [n for n in names if n not in flavors]

@@ -3,7 +3,9 @@
 import os
 import subprocess
 
+import flavors
 import initramfs
+import revision
 from flavors import HARNESS
 from stages import HarnessError
 
@@ -39,8 +41,9 @@ def guest_programs(build):
 def initrd(build, extra=None):
     progs = guest_programs(build)
     progs.update(extra or {})
+    data = {revision.GUEST_KNOBS: flavors.guest_knobs().encode()}
     return initramfs.build(build_init(build), progs,
-                           os.path.join(build, 'initramfs.cpio.gz'))
+                           os.path.join(build, 'initramfs.cpio.gz'), data)
 
 
 def initrd_with(build, files, out):

@@ -17,8 +17,9 @@ an idmapped mount of the same image (MAP below): the trailing link
 `<mount>/<fixture>/l` -> `../t/f`, or the intermediate link `m` -> `../t`
 in `<mount>/<fixture>/m/f`. Mainline checks only the trailing one.
 
-The rule a flavor carries is derived from its knob in harness/flavors.ini
-(KNOB_RULES), so no flavor name is spelled here.
+The rule a flavor carries is derived from its revision's revision.ini: an
+LSM hook sees no vfsmount and compares raw owners, a VFS check maps them
+through the mount as mainline does. No flavor name is spelled here.
 """
 
 from dataclasses import dataclass
@@ -33,11 +34,8 @@ RULE_V1 = 'v1-raw'          # raw on-disk owners vs the fsuid
 RULE_V3 = 'v3-mapped'       # owners mapped through the mount, as mainline
 RULES = (RULE_NONE, RULE_V1, RULE_V3)
 
-# The flavor's own knob (harness/flavors.ini `knob`) -> its rule.
-KNOB_RULES = {'': RULE_NONE, 'weak-sticky-symlinks': RULE_V1,
-              'protected-sticky-symlinks': RULE_V3}
-MAINLINE_KNOBS = ('protected_symlinks', 'protected_hardlinks')
-KNOB_DIR = '/proc/sys/fs'
+# Where a revision's check sits (revision.ini `hook`) -> its rule.
+HOOK_RULES = {'lsm': RULE_V1, 'vfs': RULE_V3}
 
 
 @dataclass(frozen=True)
@@ -182,23 +180,17 @@ def predict(rule, ps, own, case, idmap=MAP):
     return (-1, 'EACCES') if refused else (0, '0')
 
 
-def security_enabled(config_lines):
-    return not any(x.replace(' ', '') in ('#CONFIG_SECURITYisnotset',
-                                          'CONFIG_SECURITY=n')
-                   for x in config_lines)
-
-
 def rule_of(flavor):
-    """The rule a flavor (harness/flavors.py Flavor) carries, from its
-    knob; v1's hook is compiled out without CONFIG_SECURITY."""
-    if flavor.knob not in KNOB_RULES:
-        raise ValueError(f'flavor {flavor.name}: unknown knob '
-                         f'{flavor.knob!r}; known: '
-                         f'{", ".join(k for k in KNOB_RULES if k)}')
-    rule = KNOB_RULES[flavor.knob]
-    if rule == RULE_V1 and not security_enabled(flavor.config):
+    """The rule a flavor (harness/flavors.py Flavor) carries: none without
+    a revision or with its rule compiled out, else by where it sits."""
+    if flavor.rule is None or not flavor.compiled:
         return RULE_NONE
-    return rule
+    return HOOK_RULES[flavor.rule.hook]
+
+
+def knob_file(path):
+    """A knob's file under /proc/sys, as the guest's plan names it."""
+    return path[len('/proc/sys/'):]
 
 
 @dataclass(frozen=True)
@@ -206,20 +198,22 @@ class Setting:
     label: str
     ps: int
     own: bool
-    knobs: tuple    # (file name under /proc/sys/fs, value or 'absent')
+    knobs: tuple    # (file under /proc/sys, value or 'absent')
 
 
 def settings(flavor, own_knobs):
     """Every setting of a flavor, with every knob file written (or checked
-    absent): own_knobs are all own knob names the project knows."""
+    absent): own_knobs are the paths of all revision knobs the project
+    knows."""
     out = []
     owns = (0, 1) if flavor.knob else (None,)
     for ps in (0, 1):
         for own in owns:
-            knobs = [('protected_symlinks', str(ps)),
-                     ('protected_hardlinks', '0')]
-            for k in sorted(own_knobs):
-                if k != flavor.knob:
+            knobs = [('fs/protected_symlinks', str(ps)),
+                     ('fs/protected_hardlinks', '0')]
+            for path in sorted(own_knobs):
+                k = knob_file(path)
+                if path != flavor.knob_path:
                     knobs.append((k, 'absent'))
                     continue
                 protect = int(flavor.protect)

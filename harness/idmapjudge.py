@@ -20,7 +20,11 @@ OBSERVED = ('params', 'read', 'control_ret', 'control_errno', 'why')
 
 
 def knob_key(name):
-    return name.replace('-', '_')
+    """The record's key of a knob file under /proc/sys (the guest's
+    rule: fs/ dropped, '/' and '-' as '_')."""
+    if name.startswith('fs/'):
+        name = name[3:]
+    return name.replace('/', '_').replace('-', '_')
 
 
 def _setting_problems(s, rec):

@@ -63,14 +63,18 @@ def _static_check(path):
     return data
 
 
-def build(init, programs, out, busybox=BUSYBOX):
-    """programs: {guest path: host path}. Writes out only if it changed."""
+STANDARD_DIRS = ('bin', 'sbin', 'dev', 'proc', 'sys', 'tmp', 'etc', 'mnt')
+
+
+def build(init, programs, out, data=None, busybox=BUSYBOX):
+    """programs: {guest path: host path}; data: {guest path: bytes} of
+    plain files (their directories must be made here or be standard).
+    Writes out only if it changed."""
     if not os.path.isfile(busybox):
         raise HarnessError(f'{busybox} not found: install it with `apt-get '
                            f'install busybox-static` (or `make deps`)')
     c = Cpio()
-    for d in ('bin', 'sbin', 'dev', 'proc', 'sys', 'tmp', 'etc',
-              'mnt'):
+    for d in STANDARD_DIRS:
         c.dir(d)
     c.chardev('dev/console', 5, 1)
     c.file('init', _static_check(init))
@@ -78,6 +82,15 @@ def build(init, programs, out, busybox=BUSYBOX):
     c.symlink('bin/sh', 'busybox')
     for guest, host in sorted(programs.items()):
         c.file(guest.lstrip('/'), _static_check(host))
+    made = set(STANDARD_DIRS)
+    for guest, blob in sorted((data or {}).items()):
+        parts = guest.strip('/').split('/')[:-1]
+        for i in range(1, len(parts) + 1):
+            d = '/'.join(parts[:i])
+            if d not in made:
+                made.add(d)
+                c.dir(d)
+        c.file(guest.lstrip('/'), blob, perm=0o644)
     data = gzip.compress(c.finish(), compresslevel=6, mtime=0)
     return _write_if_changed(out, data)
 

@@ -46,18 +46,28 @@ def order_problems(pick_link, marks):
     return []
 
 
+COMMENTS = re.compile(r'/\*.*?\*/|//[^\n]*', re.S)
+
+
 def lock_problems(body, name):
-    found = sorted(set(LOCKS.findall(body)))
+    found = sorted(set(LOCKS.findall(COMMENTS.sub(' ', body))))
     return [f'{name}() takes {", ".join(found)} (on the RCU-walk path)'] \
         if found else []
 
 
+def _source(src, path):
+    with open(os.path.join(src, path), encoding='utf-8') as f:
+        return f.read()
+
+
 def check_tree(src, order, lockless=()):
     """Problems of one patched tree: pick_link() must meet the markers of
-    `order` in that order, and the functions in `lockless` take no lock."""
-    with open(os.path.join(src, 'fs', 'namei.c'), encoding='utf-8') as f:
-        text = f.read()
+    `order` in that order, and the functions in `lockless` (in fs/namei.c,
+    or `file:function` for another file) take no lock."""
+    text = _source(src, os.path.join('fs', 'namei.c'))
     problems = order_problems(function_body(text, 'pick_link'), order)
-    for name in lockless:
-        problems += lock_problems(function_body(text, name), name)
+    for entry in lockless:
+        path, _, name = entry.rpartition(':')
+        body = function_body(_source(src, path) if path else text, name)
+        problems += lock_problems(body, name)
     return problems

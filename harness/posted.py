@@ -24,25 +24,25 @@ EXPECTED = ("error: 'CONFIG_PROTECTED_STICKY_SYMLINKS' undeclared here "
             "(not in a function)")
 
 
-HUNK = os.path.join(HARNESS, 'fixtures', 'v3-posted-initializer.diff')
-
-
-def run(build, top, v3, stages):
-    flavor = dataclasses.replace(v3, name='v3-posted')
+def run(build, top, posting, stages):
+    hunk = os.path.join(os.path.dirname(HARNESS), posting.posted_fixture)
+    flavor = dataclasses.replace(posting, name=f'{posting.name}-posted')
     src = tree.worktree(build, flavor, top, stages)
     obj = os.path.join(build, flavor.name, 'obj')
-    with stages.stage('configure', 'Configuring v3-posted (option unset)'):
+    with stages.stage('configure', f'Configuring {flavor.name} (option '
+                      f'unset)'):
         kbuild.configure(src, obj, flavor.config, build)
-    with stages.stage('build', 'Compiling fs/namei.o of the v3 series'):
+    with stages.stage('build', f'Compiling fs/namei.o of the '
+                      f'{posting.series} series'):
         ported_rc, ported_out = kbuild.compile_object(src, obj, 'fs/namei.o',
                                                       build)
-    tree.git(src, 'apply', HUNK)
+    tree.git(src, 'apply', hunk)
     try:
         with stages.stage('build', 'Compiling fs/namei.o with the posted '
                           'initialiser'):
             rc, out = kbuild.compile_object(src, obj, 'fs/namei.o', build)
     finally:
-        tree.git(src, 'apply', '-R', HUNK)
+        tree.git(src, 'apply', '-R', hunk)
     errors = [line.split(': ', 1)[1] if line.startswith('fs/') or
               '/fs/namei.c:' in line else line
               for line in out.splitlines() if 'error:' in line]
@@ -52,8 +52,8 @@ def run(build, top, v3, stages):
               .replace('\u2019', "'") for e in errors]
     ok = rc != 0 and EXPECTED in errors and ported_rc == 0
     verdict = [
-        'v3 with the posted initialiser, CONFIG_PROTECTED_STICKY_SYMLINKS '
-        'unset, make fs/namei.o',
+        f'{posting.series} with the posted initialiser, '
+        'CONFIG_PROTECTED_STICKY_SYMLINKS unset, make fs/namei.o',
         f'expected: build fails with: {EXPECTED}',
         f'observed: make exit status {"non-zero" if rc else "0"}',
     ] + [f'observed: {e}' for e in dict.fromkeys(errors)] + [
@@ -63,13 +63,13 @@ def run(build, top, v3, stages):
     ]
     if ported_rc:
         log(ported_out[-2000:])
-    path = os.path.join(build, 'results', 'v3-posted-build.txt')
+    path = os.path.join(build, 'results', f'{flavor.name}-build.txt')
     os.makedirs(os.path.dirname(path), exist_ok=True)
     text = '\n'.join(verdict) + '\n'
     with open(path, 'w', encoding='utf-8') as f:
         f.write(text)
-    log(('ok' if ok else 'not ok') + f' v3-posted build check -> {path}')
-    blessed = os.path.join(top, 'results', 'v3-posted-build.txt')
+    log(('ok' if ok else 'not ok') + f' {flavor.name} build check -> {path}')
+    blessed = os.path.join(top, 'results', f'{flavor.name}-build.txt')
     with open(blessed, encoding='utf-8') as f:
         if f.read() != text:
             log(f'not ok: {path} differs from {blessed}; if the change is '

@@ -15,8 +15,17 @@ def head_of(build, flavor):
     return tree.git(wt, 'rev-parse', 'HEAD').stdout.strip()
 
 
-def write(build, a='v1', b='v3', out=None):
-    """Writes build/range-diff.txt (v1 series vs v3 series) and returns it."""
+def first_pair():
+    """The first pair the report declares (harness/pairs.ini): the two
+    revisions the range-diff compares by default."""
+    from stickydiff.diff import PAIRS
+    return PAIRS[0].a, PAIRS[0].b
+
+
+def write(build, a=None, b=None, out=None):
+    """Writes build/range-diff.txt (a's series vs b's) and returns it."""
+    if a is None or b is None:
+        a, b = first_pair()
     fl = flv.load()
     src = os.path.join(build, 'pristine')
     ha, hb = head_of(build, fl[a].name), head_of(build, fl[b].name)

@@ -10,6 +10,7 @@
                                      stress (default: the lockdep flavors)
   sticky.py static-check [FLAVOR...] sparse and W=1 on the touched objects,
                                      no finding new against base
+  sticky.py import-mbox MBOX DIR     revision DIR from a local mbox
 """
 
 import argparse

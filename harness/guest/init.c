@@ -28,12 +28,9 @@
 #define RESULT_FD	3
 #define DEBUG_EXIT_PORT	0xf4
 
-static const char *const knobs[][2] = {
-	{ "protected_symlinks", "/proc/sys/fs/protected_symlinks" },
-	{ "protected_hardlinks", "/proc/sys/fs/protected_hardlinks" },
-	{ "weak_sticky_symlinks", "/proc/sys/fs/weak-sticky-symlinks" },
-	{ "protected_sticky_symlinks", "/proc/sys/fs/protected-sticky-symlinks" },
-};
+/* The knobs to record: mainline's and every revision's, listed by the
+ * harness as "name path protecting-value" lines. */
+#define KNOBS_PATH "/etc/sticky/knobs"
 
 static void say(const char *msg)
 {
@@ -87,9 +84,9 @@ static void json_string(FILE *f, const char *s)
 static void write_facts(FILE *res)
 {
 	struct utsname u;
-	char cmdline[1024] = "";
-	size_t i;
-	int fd = open("/proc/cmdline", O_RDONLY);
+	char cmdline[1024] = "", line[256];
+	FILE *listing;
+	int i, fd = open("/proc/cmdline", O_RDONLY);
 
 	if (fd >= 0) {
 		ssize_t n = read(fd, cmdline, sizeof(cmdline) - 1);
@@ -106,15 +103,23 @@ static void write_facts(FILE *res)
 	fputs(",\"cmdline\":", res);
 	json_string(res, cmdline);
 	fputs(",\"knobs\":{", res);
-	for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
+	listing = fopen(KNOBS_PATH, "r");
+	for (i = 0; listing && fgets(line, sizeof(line), listing);) {
+		char name[64], path[128];
 		long v;
 
-		fprintf(res, "%s\"%s\":", i ? "," : "", knobs[i][0]);
-		if (read_knob(knobs[i][1], &v))
+		if (line[0] == '#' || sscanf(line, "%63s %127s", name, path) != 2)
+			continue;
+		fprintf(res, "%s\"%s\":", i++ ? "," : "", name);
+		if (read_knob(path, &v))
 			fputs("null", res);
 		else
 			fprintf(res, "%ld", v);
 	}
+	if (listing)
+		fclose(listing);
+	else
+		say("no " KNOBS_PATH ": knobs not recorded");
 	fputs("}}\n", res);
 	fflush(res);
 }

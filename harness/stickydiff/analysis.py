@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 
 from .check import check_file
 from .diff import diff_all
-from .flavors import FLAVOR_ORDER
+from .flavors import DEFAULT_FLAVORS
 from .interface import interface_rows
 from .load import load_all, result_path
 from .matrix import matrices
@@ -59,7 +59,7 @@ def analyse(results_dir, range_diff_path=None, full=True):
     """Load, check and (when `full`) diff and tabulate every flavor."""
     out = Analysis(results_dir)
     out.files, out.load_errors = load_all(results_dir)
-    out.missing = [result_path(results_dir, f) for f in FLAVOR_ORDER
+    out.missing = [result_path(results_dir, f) for f in DEFAULT_FLAVORS
                    if not os.path.exists(result_path(results_dir, f))]
     for flavor, result in out.files.items():
         out.checks[flavor] = check_file(result)

@@ -1,8 +1,10 @@
-"""What changed from v1 to v3 (and on to mainline), where in the patches.
+"""What changed between the two postings (v1, then v3) and on to
+mainline, where in the patches.
 
-Each Change names a line of each series by a marker string, found in the
-patch files at report time (so a reworked patch moves the line number, and
-a vanished marker says so), and the causes whose case counts it explains.
+Each Change names a line of each posting's series by a marker string,
+found in the patch files at report time (so a reworked patch moves the
+line number, and a vanished marker says so), and the causes whose case
+counts it explains.  Which revisions the postings are is data: postings().
 """
 
 import os
@@ -10,16 +12,23 @@ from dataclasses import dataclass
 from typing import Tuple
 
 from . import causes
+from .flavors import FLAVORS
 
 
 @dataclass(frozen=True)
 class Change:
     what: str
-    v1: Tuple[str, ...]         # markers in the v1 series, first found wins
-    v3: Tuple[str, ...]         # markers in the v3 series
+    first: Tuple[str, ...]      # markers in the first posting (v1),
+    second: Tuple[str, ...]     # in the second (v3); first found wins
     causes: Tuple[str, ...]     # whose cases this change explains
     decision: str
     note: str = ""
+
+
+def postings(flavors=FLAVORS):
+    """The revisions the flavors carry, in flavors.ini order (v1, v3, then
+    later ones); CHANGES compares the first two."""
+    return tuple(dict.fromkeys(f.own for f in flavors.values() if f.own))
 
 
 HOOK = ("LSM_HOOK_INIT(inode_follow_link",)
@@ -66,10 +75,14 @@ CHANGES = (
            "interface only: no case changes"),
     Change("the redundant S_ISLNK() test (dropped in v2)",
            ("if (S_ISLNK(inode->i_mode) &&",), (), (), "design (v2)",
-           "no behaviour change: `make v2-demo` shows v2 = v1 case by case"),
-    Change("-> Yama LSM proposals (2010-2011): the same check as an LSM;"
-           " not built here", (), (), (), "history",
-           "no flavor, so no cases"),
+           "no behaviour change: `make reviewer-path` adds v2 as data and"
+           " shows 0 outcome differences against v1"),
+    Change("-> Yama (June 2010): v1's check in Kees Cook's own LSM, on by"
+           " default (kernel.yama.protected_sticky_symlinks); flavor yama",
+           (), (), (causes.LOG_TEXT,), "design (the LSM placement"
+           " Biederman and Cox asked for)",
+           "same outcomes as v1 (pair v1 vs yama); the log adds the link"
+           " owner"),
     Change("-> mainline 3.6 fs.protected_symlinks (base): trailing links only",
            (), ("Unlike may_follow_link()", "if (flags & WALK_TRAILING) {"),
            (causes.INTERMEDIATE, causes.MAINLINE_OFF),

@@ -1,11 +1,13 @@
 """Pairwise diffs of two flavors' observations, grouped by cause."""
 
+import configparser
+import os
 from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
 from . import causes, interface, settings
 from .check import describe_params, format_outcome
-from .flavors import FLAVOR_ORDER, FLAVORS
+from .flavors import FLAVOR_ORDER, FLAVORS, REFERENCE
 from .model import ModelError, config_for, observed_outcome, outcomes_agree
 from .model import predict
 
@@ -14,7 +16,7 @@ STATIC_FIELDS = ("path", "polarity", "boot_default", "doc", "kconfig",
                  "log_text")
 OBSERVED_FIELDS = ("knob", "present", "mode", "boot value (observed)",
                    "accepted", "log text (observed)")
-BASE = "base"
+BASE = REFERENCE
 
 
 def interface_cause(field_name):
@@ -29,18 +31,24 @@ class Pair:
     settings: Optional[Tuple[str, ...]] = None   # A's labels; None = all
 
 
-PAIRS = (
-    Pair("v1 vs v3 at boot defaults", "v1", "v3", ("boot",)),
-    Pair("v1 vs v3 with both protections on", "v1", "v3",
-         ("ps0-own1", "ps1-own1")),
-    Pair("v3y vs v3", "v3y", "v3"),
-    Pair("v1 vs v1-hook61 (where 6.1 calls the hook)", "v1", "v1-hook61"),
-    Pair("v1 vs v1-nosec", "v1", "v1-nosec"),
-    Pair("v1 vs base", "v1", "base"),
-    Pair("v1-nosec vs base", "v1-nosec", "base"),
-    Pair("v3 vs base", "v3", "base"),
-    Pair("v3y vs base", "v3y", "base"),
-)
+PAIRS_INI = os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "pairs.ini")
+
+
+def load_pairs(path=PAIRS_INI):
+    """The declared pairs (harness/pairs.ini), in order."""
+    cp = configparser.ConfigParser(interpolation=None)
+    with open(path, encoding="utf-8") as stream:
+        cp.read_file(stream)
+    out = []
+    for title in cp.sections():
+        sec = cp[title]
+        labels = tuple(sec.get("settings", "").split()) or None
+        out.append(Pair(title, sec["a"].strip(), sec["b"].strip(), labels))
+    return tuple(out)
+
+
+PAIRS = load_pairs()
 
 
 def pairs_for(flavors, pairs=PAIRS):

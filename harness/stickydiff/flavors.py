@@ -1,33 +1,34 @@
-"""Static facts about the five kernel flavors.
+"""Static facts about the kernel flavors, for the model and the report.
 
-Everything here comes from the brief and the two seed patches, never from
-observations: which sticky-symlink rule a flavor carries, where it sits in
-6.1's pick_link(), how its knob is spelled and documented, and what it logs.
+Nothing here is written per flavor: every fact comes from harness/flavors.ini
+and the revision.ini beside each revision's patches (harness/flavors.py and
+harness/revision.py read them), never from observations: which rule a flavor
+carries, where it sits in 6.1's pick_link(), which links it checks, how its
+knob is spelled and documented, and what it logs.
 """
 
 from dataclasses import dataclass
 from typing import Optional
 
+import flavors as _ini
+import revision as _revision
+
 # The guest's three identities (docs/result-format.md, "The guest").
 UIDS = {"root": 0, "A": 1000, "B": 1001}
 
 # Where the flavor's own rule runs, relative to the steps of 6.1's
-# pick_link().  Ordered from earliest to latest.
-# v3 and v1 (with its preparatory patch) run after may_follow_link() and
-# before the nosymfollow test and touch_atime(), as the hook did in 2010.
-STAGE_VFS = "before-mainline"       # first, before may_follow_link()
-STAGE_AFTER_MAINLINE = "after-mainline"
-STAGE_LSM_2010 = STAGE_AFTER_MAINLINE
-STAGE_LSM_61 = "lsm-6.1"            # security_inode_follow_link() in 6.1
-
-V1_LOG = ("non-matching-uid symlink following attempted in sticky-directory"
-          " by {comm} (fsuid {fsuid})")
-V3_LOG = ("non-matching-uid symlink following attempted in sticky"
-          " world-writable directory by {comm} (fsuid {fsuid})")
+# pick_link(), from the order its flavor declares (pick_link_order).
+STAGE_VFS = _ini.STAGE_BEFORE               # before may_follow_link()
+STAGE_AFTER_MAINLINE = _ini.STAGE_AFTER     # after it, before touch_atime()
+STAGE_LSM_2010 = STAGE_AFTER_MAINLINE       # where 2.6.34 called the hook
+STAGE_LSM_61 = _ini.STAGE_LATE              # after touch_atime(), as 6.1
 
 MAINLINE_KNOB = "protected_symlinks"
-KNOB_NAMES = ("protected_symlinks", "protected_hardlinks",
-              "weak_sticky_symlinks", "protected_sticky_symlinks")
+# Mainline knobs every guest records and pins (harness/revision.py), with
+# their boot values; revision knobs follow.
+MAINLINE_KNOBS = tuple((name, path) for name, path, _ in
+                       _revision.MAINLINE_KNOBS)
+MAINLINE_BOOT = {name: boot for name, _, boot in _revision.MAINLINE_KNOBS}
 
 
 @dataclass(frozen=True)
@@ -35,8 +36,9 @@ class Flavor:
     """One kernel flavor's sticky-symlink rule and interface."""
 
     name: str
-    own: Optional[str]          # "v1", "v3" or None (no own rule)
+    own: Optional[str]          # its revision's name, None for no own rule
     stage: Optional[str]        # STAGE_* of the own rule
+    links: str                  # "every" or "trailing"
     compiled: bool              # is the own rule reachable at all?
     knob: Optional[str]         # key in the result files' knob objects
     path: Optional[str]         # the sysctl file
@@ -46,6 +48,7 @@ class Flavor:
     doc: str
     kconfig: str
     log_text: Optional[str]     # format of the own rule's message
+    extra: bool = False
 
     def own_protects(self, knobs):
         """Is the own rule switched on by these knob values?"""
@@ -60,52 +63,70 @@ class Flavor:
         return 1 - protection
 
 
-_V1_COMMON = dict(
-    own="v1", knob="weak_sticky_symlinks",
-    path="/proc/sys/fs/weak-sticky-symlinks", protect_value=0,
-    boot_default=0, polarity="weak: 0 = protected, 1 = weak",
-    doc="Documentation/admin-guide/sysctl/kernel.rst (file is in fs/)",
-    log_text=V1_LOG)
+def _kconfig(ini):
+    lines = [line[2:-len(" is not set")] + "=n"
+             if line.startswith("# ") and line.endswith(" is not set")
+             else line for line in ini.config]
+    text = ", ".join(lines) or "-"
+    if ini.rule and not ini.compiled:
+        text += " (rule compiled out)"
+    return text
 
-_V3_COMMON = dict(
-    own="v3", stage=STAGE_AFTER_MAINLINE, compiled=True,
-    knob="protected_sticky_symlinks",
-    path="/proc/sys/fs/protected-sticky-symlinks", protect_value=1,
-    polarity="protected: 1 = protected, 0 = off",
-    doc="Documentation/admin-guide/sysctl/fs.rst",
-    log_text=V3_LOG)
 
-FLAVORS = {
-    "base": Flavor(
-        name="base", own=None, stage=None, compiled=False, knob=None,
-        path=None, protect_value=None, boot_default=None,
-        polarity="-", doc="-", kconfig="-", log_text=None),
-    "v1": Flavor(name="v1", compiled=True, kconfig="CONFIG_SECURITY=y",
-                 stage=STAGE_AFTER_MAINLINE, **_V1_COMMON),
-    "v1-nosec": Flavor(name="v1-nosec", compiled=False,
-                       kconfig="CONFIG_SECURITY=n (hook compiled out)",
-                       stage=STAGE_AFTER_MAINLINE, **_V1_COMMON),
-    "v1-hook61": Flavor(name="v1-hook61", compiled=True,
-                        kconfig="CONFIG_SECURITY=y, hook where 6.1 calls it",
-                        stage=STAGE_LSM_61, **_V1_COMMON),
-    "v3": Flavor(name="v3", boot_default=0,
-                 kconfig="CONFIG_PROTECTED_STICKY_SYMLINKS=n",
-                 **_V3_COMMON),
-    "v3y": Flavor(name="v3y", boot_default=1,
-                  kconfig="CONFIG_PROTECTED_STICKY_SYMLINKS=y",
-                  **_V3_COMMON),
-}
+def _boot_default(ini):
+    value = ini.boot_knobs.get(ini.knob)
+    return int(value) if value not in (None, "absent") else None
 
-FLAVOR_ORDER = ("base", "v1", "v1-nosec", "v3", "v3y", "v1-hook61")
 
-# Boot values every flavor should report (Debian's tree defaults both
-# mainline link protections to 1).
-MAINLINE_BOOT = {"protected_symlinks": 1, "protected_hardlinks": 1}
+def from_ini(ini):
+    """The differ's Flavor of a harness/flavors.py Flavor."""
+    rule = ini.rule
+    if rule is None:
+        return Flavor(name=ini.name, own=None, stage=None, links="every",
+                      compiled=False, knob=None, path=None,
+                      protect_value=None, boot_default=None, polarity="-",
+                      doc="-", kconfig=_kconfig(ini), log_text=None,
+                      extra=ini.extra)
+    return Flavor(name=ini.name, own=rule.name, stage=ini.stage,
+                  links=rule.links, compiled=ini.compiled, knob=rule.knob,
+                  path=rule.knob_path, protect_value=rule.protect,
+                  boot_default=_boot_default(ini), polarity=rule.polarity,
+                  doc=rule.doc, kconfig=_kconfig(ini),
+                  log_text=rule.log_text or None, extra=ini.extra)
+
+
+def modelled(ini):
+    """A flavor the model can judge: no patch, or a rule placed in
+    pick_link(); mutants are judged as the flavor they break."""
+    if ini.mutant_of:
+        return False
+    return not ini.series or (ini.rule is not None and ini.stage is not None)
+
+
+def _load():
+    every = _ini.load()
+    chosen = [f for f in every.values() if modelled(f)]
+    ordered = ([f for f in chosen if not f.extra]
+               + [f for f in chosen if f.extra])
+    knobs = list(MAINLINE_KNOBS)
+    for f in every.values():
+        if f.rule and (f.rule.knob, f.rule.knob_path) not in knobs:
+            knobs.append((f.rule.knob, f.rule.knob_path))
+    return {f.name: from_ini(f) for f in ordered}, tuple(knobs)
+
+
+FLAVORS, KNOBS = _load()
+FLAVOR_ORDER = tuple(FLAVORS)
+DEFAULT_FLAVORS = tuple(n for n, f in FLAVORS.items() if not f.extra)
+# The flavor every other is compared with: the first without an own rule.
+REFERENCE = next((n for n, f in FLAVORS.items() if f.own is None), None)
+KNOB_NAMES = tuple(name for name, _ in KNOBS)
 
 
 def expected_boot_knobs(flavor):
     """The knob object a flavor's `facts` record should hold."""
     knobs = dict(MAINLINE_BOOT)
-    for name in ("weak_sticky_symlinks", "protected_sticky_symlinks"):
-        knobs[name] = flavor.boot_default if flavor.knob == name else None
+    for name in KNOB_NAMES:
+        if name not in knobs:
+            knobs[name] = flavor.boot_default if flavor.knob == name else None
     return knobs

@@ -71,8 +71,8 @@ def refusal_points(link, config):
 
 
 def _refused(case, index, stage, config):
-    probe = Config(mainline=False, own=config.own or "v3", own_on=True,
-                   compiled=True, stage=stage)
+    probe = Config(mainline=False, own=config.own or "probe", own_on=True,
+                   compiled=True, stage=stage, links=config.links)
     return predict(probe_case(case, index), probe)
 
 

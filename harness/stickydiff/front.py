@@ -1,11 +1,13 @@
-"""The report's front: the verdict, one line per pair, and a glossary of
-the settings and terms."""
+"""The report's front: the verdict, one line per pair, the flavor by
+flavor grid, and a glossary of the settings and terms."""
 
 from . import doc, settings
 from .doc import Code, Link, Mark, Strong, cell, joined
 from .flavors import FLAVORS
 from .model import config_for
-from .pairs_doc import cause_link
+from .pairs_doc import cause_link, cause_links, pair_anchor, short_params
+
+GRID_CAUSES = 2     # causes a grid cell names; the rest are counted
 
 FOLLOWERS = (
     ("root", "uid 0 with its capabilities"),
@@ -78,6 +80,105 @@ def headline(pair_diff):
         out.append("; %s more with the same outcome but another deciding"
                    " rule or log" % format(same, ","))
     return out
+
+
+def grid_anchor(grid_cell):
+    return doc.anchor_of("grid", grid_cell.a, "vs", grid_cell.b)
+
+
+def _grid_target(grid_cell):
+    """Where a cell's number leads: its pair section, else its cases."""
+    if grid_cell.pair is not None:
+        return pair_anchor(grid_cell.pair)
+    if grid_cell.differing or grid_cell.error:
+        return grid_anchor(grid_cell)
+    return None
+
+
+def grid_text(grid_cell, full=True):
+    """Inline content of one cell: "1,045: config dependence 1,045"."""
+    target = _grid_target(grid_cell)
+    if grid_cell.error:
+        return [Link("join error", target)]
+    number = format(grid_cell.differing, ",")
+    out = [Link(number, target) if target else number]
+    if full and grid_cell.causes:
+        shown = grid_cell.causes[:GRID_CAUSES]
+        out.append(": " + ", ".join("%s %s" % (label, format(count, ","))
+                                    for label, count in shown))
+        rest = len(grid_cell.causes) - len(shown)
+        if rest:
+            out.append(", +%d more" % rest)
+    return out
+
+
+def grid_table(table):
+    """The N x N Table: full cells above the diagonal, the number below."""
+    rows = []
+    for i, a in enumerate(table.flavors):
+        row = [Strong(a)]
+        for j, b in enumerate(table.flavors):
+            if i == j:
+                row.append(cell("-", "none"))
+            else:
+                row.append(cell(grid_text(table.cell(a, b), i < j)))
+        rows.append(row)
+    return doc.Table([""] + list(table.flavors), rows, css="grid")
+
+
+def _grid_rows(sample, shown):
+    out = []
+    for row in sample.rows:
+        shown.add(row.case_id)
+        out.append([Code(row.settings_text),
+                    Link(row.case_id, doc.case_anchor(row.case_id)),
+                    short_params(row.params), Code(row.side("a")),
+                    Code(row.side("b"))])
+    return out
+
+
+def _grid_details(grid_cell, shown):
+    """The cases behind a cell that no pair section shows."""
+    blocks = []
+    if grid_cell.related:
+        blocks.append(doc.Para(["Pair sections over some of these"
+                                " settings: "] + joined(
+            [[Link(p.title, pair_anchor(p))] for p in grid_cell.related])
+            + ["."]))
+    if grid_cell.error:
+        blocks.append(doc.Pre(grid_cell.error))
+    header = ["setting", "case", "what", [grid_cell.a, " ",
+                                          Mark("observed")],
+              [grid_cell.b, " ", Mark("observed")]]
+    for sample in grid_cell.samples:
+        blocks.append(doc.Para([Strong(format(sample.count, ",")),
+                                " case(s): "] + cause_links(sample.cause)
+                               + [" \u2014 the most typical:"]))
+        blocks.append(doc.Table(header, _grid_rows(sample, shown),
+                                css="cases"))
+    summary = ["%s vs %s: " % (grid_cell.a, grid_cell.b)] + (
+        ["join error"] if grid_cell.error else
+        ["%s of %s joined cases differ" % (format(grid_cell.differing, ","),
+                                           format(grid_cell.joined, ","))])
+    return doc.Details(summary, blocks, anchor=grid_anchor(grid_cell))
+
+
+def grid_section(table, shown):
+    """Every two flavors present: the cases whose outcome differs, by
+    cause; `table` is a grid.Grid."""
+    section = doc.Section("Flavor by flavor", "grid")
+    section.add(doc.Para([
+        "Each cell: how many joined cases (every setting of the two"
+        " flavors, joined as in the pair sections) have a different"
+        " outcome (", Mark("observed"), "), then the largest causes (",
+        Mark("inferred"), "); below the diagonal the number alone. A number"
+        " opens the pair's section, or, for two flavors no pair compares"
+        " over every setting, a few of its cases below the grid."]))
+    section.add(grid_table(table))
+    for grid_cell in table.cells.values():      # in the flavors' order
+        if _grid_target(grid_cell) == grid_anchor(grid_cell):
+            section.add(_grid_details(grid_cell, shown))
+    return section
 
 
 def _rules_text(flavor, knobs):

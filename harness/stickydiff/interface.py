@@ -8,7 +8,7 @@ odd records.
 import json
 import re
 
-from .flavors import (FLAVORS, KNOB_NAMES, MAINLINE_BOOT,
+from .flavors import (FLAVORS, KNOB_NAMES, MAINLINE_BOOT, UIDS,
                       expected_boot_knobs)
 from .load import LoadError
 from .model import MAINLINE, config_for, predict
@@ -100,9 +100,12 @@ def check_sysctl(flavor, record):
     return problems
 
 
-def expected_message(flavor, comm, fsuid):
+def expected_message(flavor, comm, fsuid, owner):
+    """The own rule's message from its revision's log_text, whose fields
+    are {comm}, {fsuid} and {owner} (the link's owner)."""
     text = FLAVORS[flavor].log_text
-    return None if text is None else text.format(comm=comm, fsuid=fsuid)
+    return None if text is None else text.format(comm=comm, fsuid=fsuid,
+                                                 owner=owner)
 
 
 # The suite's log probe (common/kmsg.c): B opens O_RDONLY a trailing link
@@ -172,7 +175,8 @@ def check_log(flavor, record, knobs):
                             " %s, which only audits): %r"
                             % (where, len(ours), prediction.decider, ours[0]))
         return problems
-    wanted = expected_message(flavor, comm, 1001)
+    wanted = expected_message(flavor, comm, LOG_PROBE["params"]["fsuid"],
+                              UIDS[LOG_PROBE["params"]["link_owner"]])
     for message in ours:
         if message != wanted:
             problems.append("%s: message %r, predicted %r"

@@ -3,12 +3,15 @@
 The model walks the links a case follows (params.links, in the kernel's
 order) through the steps of 6.1's pick_link() as each flavor arranges them:
 
-    own rule (v3, VFS)          STAGE_VFS
+    own rule, placed first      STAGE_VFS (before mainline's check)
     mainline may_follow_link()  trailing links only, fs.protected_symlinks
-    own rule (v1 as in 2010)    STAGE_LSM_2010 (hypothetical, for causes)
+    own rule, placed after it   STAGE_LSM_2010 (where 2.6.34 had the hook)
     nosymfollow / RESOLVE_NO_SYMLINKS -> ELOOP
     touch_atime()
-    own rule (v1 in 6.1)        STAGE_LSM_61, security_inode_follow_link()
+    own rule, placed last       STAGE_LSM_61, where 6.1 calls the hook
+
+(each revision's place comes from its flavor's pick_link_order, and the
+links it checks, every link or the trailing one, from its revision.ini),
 
 then DAC and the operation's result on the target, predicted from modes,
 owners and ids by control.py (or, for operations on the link itself, DAC
@@ -60,6 +63,7 @@ class Config:
     own_on: bool = False
     compiled: bool = False
     stage: Optional[str] = None
+    links: str = "every"                 # which links the own rule checks
 
     @property
     def own_active(self):
@@ -73,7 +77,7 @@ class Prediction:
     atime: Optional[bool]
     decider: str
     link: Optional[int] = None
-    log: Optional[str] = None            # "v1", "v3" or None
+    log: Optional[str] = None            # the revision that logs, or None
     artifacts: Tuple[str, ...] = field(default_factory=tuple)
     # Set by check.py (followtest.py): False when a refused follow would
     # look like the allowed one ("not a follow test"); None until judged.
@@ -92,7 +96,8 @@ def config_for(flavor_name, knobs):
     flavor = FLAVORS[flavor_name]
     return Config(mainline=knobs.get(MAINLINE_KNOB) == 1,
                   own=flavor.own, own_on=flavor.own_protects(knobs),
-                  compiled=flavor.compiled, stage=flavor.stage)
+                  compiled=flavor.compiled, stage=flavor.stage,
+                  links=flavor.links)
 
 
 def uid_of(name):
@@ -167,6 +172,7 @@ class _Walk:
     def own_denies(self, link, stage):
         config = self.config
         return (config.own_active and config.stage == stage
+                and (config.links == "every" or link["kind"] == "trailing")
                 and sticky_denies(link, self.fsuid))
 
     def follow(self, index, link, no_symlinks):

@@ -26,6 +26,8 @@ td.bad{outline:3px solid #000;outline-offset:-3px}
 td.num{text-align:right}
 table.matrix td{text-align:center;white-space:nowrap}
 table.cases td{font-size:80%}
+table.grid td{font-size:80%;min-width:6em}
+table.grid td.none{text-align:center}
 code{font-size:92%;background:#f3f3f3;padding:0 .15em;overflow-wrap:anywhere}
 pre{background:#f6f6f6;padding:.6em;overflow-x:auto;font-size:85%}
 .verdict{border:3px solid #176b12;background:#e5f5e1;padding:.5em .9em;

@@ -1,12 +1,14 @@
 """The report, built once as a Document from an Analysis: the story
-first (verdict, glossary, the rule as a picture, what changed from v1 to
-v3), then the pairs, then the reference sections and the case views."""
+first (verdict, every two flavors as one grid, glossary, the rule as a
+picture, what changed between the postings), then the pairs, then the
+reference sections and the case views."""
 
 import os
 
-from . import casepages, doc, front, pairs_doc, reference, story
+from . import casepages, doc, front, grid, pairs_doc, reference, story
 
-TITLE = "Sticky symlinks: v1, v3 and mainline, booted and diffed"
+TITLE = ("Sticky symlinks: the 2010 revisions and mainline, booted and"
+         " diffed")
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 
@@ -25,7 +27,10 @@ def build(analysis, top=TOP):
     shown = set()       # case ids the report names: each gets a view
     sections = []
     if analysis.files:
-        sections += [front.glossary(analysis),
+        table = grid.build(analysis.files, analysis.diffs, {
+            f: c.predictions for f, c in analysis.checks.items()})
+        sections += [front.grid_section(table, shown),
+                     front.glossary(analysis),
                      story.picture(analysis, shown)]
     sections += [story.what_changed(analysis, top, pairs_doc.pair_anchor),
                  pairs_doc.legend(analysis),

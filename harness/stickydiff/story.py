@@ -1,6 +1,7 @@
 """The report's story: the rule as one picture (the rule, the core
 matrix with trailing and intermediate links, the heatmap), and what
-changed from v1 to v3 and on to mainline, line by line."""
+changed between the two postings (v1, v3) and on to mainline, line by
+line."""
 
 from . import changes, doc, pictures
 from .doc import Code, Link, Mark, Strong, cell, joined
@@ -128,24 +129,28 @@ def _counts(analysis, labels, pair_anchor):
 
 
 def what_changed(analysis, top, pair_anchor):
-    section = doc.Section("v1 -> v3 (-> Yama, mainline): what changed",
-                          "changes")
+    revisions = changes.postings()
+    posted = revisions[:2]          # the two CHANGES names lines of
+    section = doc.Section("%s (-> %s): what changed" % (
+        " -> ".join(posted), ", ".join(revisions[2:] + ("mainline",))),
+        "changes")
     rows = []
     for change in changes.CHANGES:
         counts = _counts(analysis, change.causes, pair_anchor)
         if change.note:
             counts = counts + [doc.Em(" \u2014 " + change.note)]
-        rows.append([change.what, _where(top, "v1", change.v1),
-                     _where(top, "v3", change.v3),
-                     joined([[cause_link(c)] for c in change.causes])
-                     or "-",
-                     counts, change.decision])
+        rows.append([change.what] + [
+            _where(top, series, markers) for series, markers in
+            zip(posted, (change.first, change.second))] + [
+            joined([[cause_link(c)] for c in change.causes]) or "-",
+            counts, change.decision])
     section.add(doc.Para([
         "Each row: the change, the line of each series that makes it (",
         Mark("static"), "), the cause the differ blames for it, and how"
         " many joined cases of each pair it changes (", Mark("observed"),
         " outcomes, cause ", Mark("inferred"), ")."]))
-    section.add(doc.Table(["change", "v1 (patch line)", "v3 (patch line)",
-                           "cause", "cases that change", "decision"], rows,
-                          css="changes"))
+    section.add(doc.Table(["change"] + ["%s (patch line)" % r
+                                        for r in posted]
+                          + ["cause", "cases that change", "decision"],
+                          rows, css="changes"))
     return section

@@ -15,32 +15,40 @@ if HARNESS not in sys.path:
     sys.path.insert(0, HARNESS)
 
 UID = {"root": 0, "A": 1000, "B": 1001}
-FLAVORS = ("base", "v1", "v1-nosec", "v3", "v3y", "v1-hook61")
+FLAVORS = ("base", "v1", "v1-nosec", "v3", "v3y", "yama", "v1-hook61")
 OWN_SETTINGS = ("boot", "ps0-own0", "ps0-own1", "ps1-own0", "ps1-own1")
 BASE_SETTINGS = ("boot", "ps0-own-", "ps1-own-")
 
-# Knobs per flavor and setting (what the suite reads back).
+# Knobs per flavor and setting (what the suite reads back): boot values of
+# protected_symlinks, weak-sticky-symlinks (v1: 0 protects),
+# protected-sticky-symlinks and kernel/yama/protected_sticky_symlinks.
 BOOT = {
-    "base": (1, None, None), "v1": (1, 0, None), "v1-nosec": (1, 0, None),
-    "v3": (1, None, 0), "v3y": (1, None, 1), "v1-hook61": (1, 0, None),
+    "base": (1, None, None, None), "v1": (1, 0, None, None),
+    "v1-nosec": (1, 0, None, None), "v3": (1, None, 0, None),
+    "v3y": (1, None, 1, None), "yama": (1, None, None, 1),
+    "v1-hook61": (1, 0, None, None),
 }
 
 
 def knobs(flavor, setting):
     if setting == "boot":
-        ps, weak, prot = BOOT[flavor]
+        ps, weak, prot, yama = BOOT[flavor]
     else:
         ps = int(setting[2])
         own = setting[-1]
-        weak, prot = BOOT[flavor][1:]
+        weak, prot, yama = BOOT[flavor][1:]
         if own != "-":
             if weak is not None:
                 weak = 1 - int(own)
             if prot is not None:
                 prot = int(own)
+            if yama is not None:
+                yama = int(own)
     hard = 1 if setting == "boot" else 0
     return {"protected_symlinks": ps, "protected_hardlinks": hard,
-            "weak_sticky_symlinks": weak, "protected_sticky_symlinks": prot}
+            "protected_fifos": 0, "protected_regular": 0,
+            "weak_sticky_symlinks": weak, "protected_sticky_symlinks": prot,
+            "kernel_yama_protected_sticky_symlinks": yama}
 
 
 def link(dir_mode="1777", dir_owner="root", owner="A", kind="trailing"):
@@ -140,8 +148,13 @@ def settings_of(flavor):
     return BASE_SETTINGS if flavor == "base" else OWN_SETTINGS
 
 
+# Yama carries v1's rule at v1's place (the same hook, moved by the same
+# patch), so its truth is v1's, setting by setting.
+SAME_TRUTH = {"yama": "v1"}
+
+
 def observed(name, flavor, setting):
-    tokens = TRUTH[name][flavor].split()
+    tokens = TRUTH[name][SAME_TRUTH.get(flavor, flavor)].split()
     return token_outcome(tokens[settings_of(flavor).index(setting)])
 
 
@@ -151,6 +164,8 @@ LOG_TEXT = {
           " sticky-directory by %s (fsuid 1001)",
     "v3": "non-matching-uid symlink following attempted in sticky"
           " world-writable directory by %s (fsuid 1001)",
+    "yama": "non-matching-uid symlink following attempted in sticky"
+            " world-writable directory by %s (fsuid 1001 != 1000)",
 }
 
 
@@ -164,7 +179,7 @@ def log_records(flavor):
     """The suite's log probes (common/kmsg.c), by hand: single and burst
     under the log setting, and 'both' (protected_symlinks=1 with the
     revision on: mainline refuses first and audits)."""
-    own = {"v1": "v1", "v3": "v3", "v3y": "v3",
+    own = {"v1": "v1", "v3": "v3", "v3y": "v3", "yama": "yama",
            "v1-hook61": "v1"}.get(flavor)
     setting = LOG_SETTING.get(flavor, "ps0-own1")
     # v1-nosec: the rule is compiled out and mainline is off at ps0.
@@ -198,12 +213,15 @@ INPUTS = (("0", True, 0), ("1", True, 1), ("2", False, None),
 
 def sysctl_records(flavor):
     records = []
-    for knob in ("weak_sticky_symlinks", "protected_sticky_symlinks",
-                 "protected_symlinks"):
+    paths = {"weak_sticky_symlinks": "/proc/sys/fs/weak-sticky-symlinks",
+             "protected_sticky_symlinks":
+             "/proc/sys/fs/protected-sticky-symlinks",
+             "kernel_yama_protected_sticky_symlinks":
+             "/proc/sys/kernel/yama/protected_sticky_symlinks",
+             "protected_symlinks": "/proc/sys/fs/protected_symlinks"}
+    for knob, path in paths.items():
         boot = 1 if knob == "protected_symlinks" else \
             knobs(flavor, "boot")[knob]
-        path = "/proc/sys/fs/" + knob.replace("y_s", "y-s").replace(
-            "k_s", "k-s")
         if boot is None:
             records.append({"knob": knob, "path": path, "present": False,
                             "mode": None, "boot_value": None, "writes": [],

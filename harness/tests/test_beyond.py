@@ -236,9 +236,9 @@ class Markdown(unittest.TestCase):
         self.assertIn('| v1-nosec | ps0-own1 | 50/100 (50.0%) |', md)
         self.assertIn('| race | 50/100 (50.0%) | 0/100 (0.0%) |', md)
         self.assertIn('B reads ENOENT: it breaks', md)
-        self.assertIn('| v3 | protected-sticky-symlinks (ps0) | - | - | - | '
+        self.assertIn('| v3 | fs.protected-sticky-symlinks (ps0) | - | - | - | '
                       '+1.00% (+1.00%) | - | - | +1.00% |', md)
-        self.assertIn('v3 protected-sticky-symlinks (ps0): 4000 -> 4040', md)
+        self.assertIn('v3 fs.protected-sticky-symlinks (ps0): 4000 -> 4040', md)
         self.assertNotIn('| v1 |', md)     # no data: no rows
         self.assertTrue(md.endswith('\n') and not md.endswith('\n\n'))
 
@@ -248,7 +248,7 @@ class Markdown(unittest.TestCase):
                              'v3': {'attack': truthful(V3)}}}
         got = beyond.attack_findings(store, [BASE, NOSEC, V3])
         self.assertEqual(len(got), 2)
-        self.assertIn('v1-nosec: `weak-sticky-symlinks` set to protect',
+        self.assertIn('v1-nosec: `fs.weak-sticky-symlinks` set to protect',
                       got[0])
         self.assertIn('race 50/100, planted 100/100', got[0])
         self.assertIn('base ps1-own- 100/100, v1-nosec ps1-own0 100/100, '

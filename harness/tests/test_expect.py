@@ -92,7 +92,7 @@ class SettingsTest(unittest.TestCase):
 
     def test_unmodelled_flavor_refused(self):
         with self.assertRaises(expect.ExpectError) as err:
-            expect.text('v3y-dlock')
+            expect.text('mutant-owner')
         self.assertIn('no rule model', str(err.exception))
 
 

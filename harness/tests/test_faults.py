@@ -47,32 +47,24 @@ FLAVORS_INI = """\
 [base]
 series =
 config =
-knob =
-protect =
 describe = fixture: no series
 boot_knobs =
 
 [good]
 series = good
 config = CONFIG_FAKE=y
-knob =
-protect =
 describe = fixture: a series that applies
 boot_knobs =
 
 [bad]
 series = bad
 config =
-knob =
-protect =
 describe = fixture: patch 2 of 2 has a corrupted hunk
 boot_knobs =
 
 [typo]
 series = v9
 config =
-knob =
-protect =
 describe = fixture: a revision directory that does not exist
 boot_knobs =
 """

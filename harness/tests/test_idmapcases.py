@@ -124,12 +124,13 @@ class TestPredict(unittest.TestCase):
 class TestFlavors(unittest.TestCase):
     def setUp(self):
         self.flavors = flv.load()
-        self.owns = {f.knob for f in self.flavors.values() if f.knob}
+        self.owns = {f.knob_path for f in self.flavors.values()
+                     if f.knob_path}
 
     def test_rule_from_the_knob(self):
         want = {'base': ic.RULE_NONE, 'v1': ic.RULE_V1,
                 'v1-nosec': ic.RULE_NONE, 'v3': ic.RULE_V3,
-                'v3y': ic.RULE_V3}
+                'v3y': ic.RULE_V3, 'yama': ic.RULE_V1}
         for name, rule in want.items():
             with self.subTest(flavor=name):
                 self.assertEqual(ic.rule_of(self.flavors[name]), rule)
@@ -140,7 +141,7 @@ class TestFlavors(unittest.TestCase):
             if name not in FLAVORS:
                 continue
             d = FLAVORS[name]
-            want = {None: ic.RULE_NONE, 'v1': ic.RULE_V1,
+            want = {None: ic.RULE_NONE, 'v1': ic.RULE_V1, 'yama': ic.RULE_V1,
                     'v3': ic.RULE_V3}[d.own if d.compiled else None]
             with self.subTest(flavor=name):
                 self.assertEqual(ic.rule_of(f), want)
@@ -151,22 +152,24 @@ class TestFlavors(unittest.TestCase):
         self.assertEqual(sorted(by), ['ps0-own0', 'ps0-own1', 'ps1-own0',
                                       'ps1-own1'])
         self.assertEqual(by['ps0-own1'], {
-            'protected_symlinks': '0', 'protected_hardlinks': '0',
-            'weak-sticky-symlinks': '0',
-            'protected-sticky-symlinks': 'absent'})
-        self.assertEqual(by['ps1-own0']['weak-sticky-symlinks'], '1')
+            'fs/protected_symlinks': '0', 'fs/protected_hardlinks': '0',
+            'fs/weak-sticky-symlinks': '0',
+            'fs/protected-sticky-symlinks': 'absent',
+            'kernel/yama/protected_sticky_symlinks': 'absent'})
+        self.assertEqual(by['ps1-own0']['fs/weak-sticky-symlinks'], '1')
         v3 = {s.label: dict(s.knobs) for s in
               ic.settings(self.flavors['v3'], self.owns)}
-        self.assertEqual(v3['ps0-own1']['protected-sticky-symlinks'], '1')
-        self.assertEqual(v3['ps1-own0']['protected-sticky-symlinks'], '0')
-        self.assertEqual(v3['ps1-own0']['weak-sticky-symlinks'], 'absent')
+        self.assertEqual(v3['ps0-own1']['fs/protected-sticky-symlinks'], '1')
+        self.assertEqual(v3['ps1-own0']['fs/protected-sticky-symlinks'], '0')
+        self.assertEqual(v3['ps1-own0']['fs/weak-sticky-symlinks'], 'absent')
         base = {s.label: dict(s.knobs) for s in
                 ic.settings(self.flavors['base'], self.owns)}
         self.assertEqual(sorted(base), ['ps0-own-', 'ps1-own-'])
         self.assertEqual(base['ps1-own-'], {
-            'protected_symlinks': '1', 'protected_hardlinks': '0',
-            'weak-sticky-symlinks': 'absent',
-            'protected-sticky-symlinks': 'absent'})
+            'fs/protected_symlinks': '1', 'fs/protected_hardlinks': '0',
+            'fs/weak-sticky-symlinks': 'absent',
+            'fs/protected-sticky-symlinks': 'absent',
+            'kernel/yama/protected_sticky_symlinks': 'absent'})
 
     def test_plan_lines(self):
         f = self.flavors['v3']

@@ -17,7 +17,7 @@ import idmapcases as ic  # noqa: E402
 import idmapjudge as ij  # noqa: E402
 
 FLAVORS = flv.load()
-OWNS = {f.knob for f in FLAVORS.values() if f.knob}
+OWNS = {f.knob_path for f in FLAVORS.values() if f.knob_path}
 SETS = ic.settings(FLAVORS['v1'], OWNS)
 RULE = ic.RULE_V1
 
@@ -115,10 +115,10 @@ class TestJudge(unittest.TestCase):
         s = next(r for r in recs if r.get('type') == 'setting' and
                  r['setting'] == 'ps0-own1')
         s['knobs']['weak_sticky_symlinks'] = 1
-        self.assertFlags(recs, 'knob weak-sticky-symlinks read back 1')
+        self.assertFlags(recs, 'knob fs/weak-sticky-symlinks read back 1')
         s['knobs']['weak_sticky_symlinks'] = 0
         s['knobs']['protected_sticky_symlinks'] = 0
-        self.assertFlags(recs, 'knob protected-sticky-symlinks read back 0')
+        self.assertFlags(recs, 'knob fs/protected-sticky-symlinks read back 0')
         s['knobs']['protected_sticky_symlinks'] = None
         s['applied'] = False
         self.assertFlags(recs, 'did not apply')

@@ -32,6 +32,18 @@ static const char *pick_link(struct nameidata *nd, struct path *link,
 '''
 
 
+LSM = '''
+static int yama_inode_follow_link(struct dentry *dentry, struct inode *inode,
+				  bool rcu)
+{
+	rcu_read_lock();
+	parent = d_inode_rcu(READ_ONCE(dentry->d_parent));
+	rcu_read_unlock();
+	return 0;
+}
+'''
+
+
 class PlacementTest(unittest.TestCase):
 
     def problems(self, text):
@@ -60,6 +72,32 @@ class PlacementTest(unittest.TestCase):
                               '\tspin_lock(&dentry->d_lock);\n'
                               '\tif (nd->flags & LOOKUP_RCU)')
         self.assertIn('takes d_lock, spin_lock', self.problems(text)[0])
+
+    def test_a_lock_named_in_a_comment_passes(self):
+        text = SOURCE.replace('\tif (nd->flags & LOOKUP_RCU)',
+                              '\t/* read without d_lock, as posted */\n'
+                              '\tif (nd->flags & LOOKUP_RCU)')
+        self.assertEqual(self.problems(text), [])
+
+    def test_lockless_function_in_another_file(self):
+        import os
+        import tempfile
+        with tempfile.TemporaryDirectory() as src:
+            for path, text in (('fs/namei.c', SOURCE),
+                               ('security/yama/yama_lsm.c', LSM)):
+                os.makedirs(os.path.join(src, os.path.dirname(path)),
+                            exist_ok=True)
+                with open(os.path.join(src, path), 'w') as f:
+                    f.write(text)
+            entry = 'security/yama/yama_lsm.c:yama_inode_follow_link'
+            self.assertEqual(placement.check_tree(src, V3_ORDER, [entry]),
+                             [])
+            with open(os.path.join(src, 'security/yama/yama_lsm.c'),
+                      'w') as f:
+                f.write(LSM.replace('rcu_read_lock();',
+                                    'spin_lock(&dentry->d_lock);'))
+            self.assertIn('yama_inode_follow_link() takes d_lock',
+                          placement.check_tree(src, V3_ORDER, [entry])[0])
 
     def test_a_call_is_not_a_definition(self):
         self.assertIn('return -ECHILD', placement.function_body(

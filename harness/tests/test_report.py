@@ -137,8 +137,8 @@ class ReportTest(unittest.TestCase):
     def test_story_first(self):
         order = self.parsed.order
         self.assertEqual(order[0], "verdict ok")
-        expected = ["glossary", "rule", "changes", "causes", "pairs",
-                    "model", "cases"]
+        expected = ["grid", "glossary", "rule", "changes", "causes",
+                    "pairs", "model", "cases"]
         self.assertEqual([o for o in order if o in expected], expected)
         first_pair = min(i for i, o in enumerate(order)
                          if o.startswith("pair-"))
@@ -238,6 +238,9 @@ class ReportTest(unittest.TestCase):
     def test_what_changed_names_patch_lines(self):
         changes = re.search(r'<section id="changes">(.*?)</section>',
                             self.html, re.S).group(1)
+        # The postings come from the flavors' revisions, in their order.
+        self.assertIn("<th>change</th><th>v1 (patch line)</th>"
+                      "<th>v3 (patch line)</th>", changes)
         self.assertRegex(changes, r"v1/\S+\.patch:\d+")
         self.assertRegex(changes, r"v3/\S+\.patch:\d+")
         self.assertIn('href="#pair-v1_vs_v1-nosec"', changes)
