@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# The reviewer's path of docs/reviewing.md ("Add a revision"), done to the
+# letter in a scratch copy of the project: a revision v2 is added as data
+# only, built, booted, judged and compared with v1. v2 is the 2010 patch's
+# v2 as v3's changelog describes it (v1 without the redundant S_ISLNK()
+# test); harness/tests/fixtures/v2 stands for the reviewer's edited patches.
+#
+# Passes when no Python file of the copy was touched, `make diff-check`
+# explains every case (0 unexplained), and the report's "v1 vs v2" pair
+# shows 0 outcome differences. Needs `make` (or the kernels and suite
+# steps of `make check`) first: the copy borrows build/pristine, v1's
+# kernel and v1's results. The last line is "N passed, N failed".
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+scratch=$top/build/reviewer-path
+for need in "$top/build/pristine" "$top/build/v1/bzImage" \
+	"$top/build/results/v1.json"; do
+	[ -e "$need" ] || { echo "error: $need is missing: run make first"; \
+		echo "0 passed, 1 failed"; exit 1; }
+done
+rm -rf "$scratch"
+mkdir -p "$scratch/top/build/results"
+cd "$top"
+git ls-files -z --cached --others --exclude-standard |
+	tar --null --ignore-failed-read -T - -cf - 2>/dev/null |
+	tar -xf - -C "$scratch/top"
+cd "$scratch/top"
+ln -s "$top/build/pristine" build/pristine
+ln -s "$top/build/v1" build/v1
+cp "$top/build/results/v1.json" build/results/
+python_before=$(find harness -name '*.py' -print0 | sort -z |
+	xargs -0 sha256sum | sha256sum)
+t0=$SECONDS
+stamp() { echo "=== reviewer-path: $1 ($((SECONDS - t0))s)"; }
+
+# --- docs/reviewing.md, section 1: the revision directory ---
+cp -r v1 v2
+cp "$top"/harness/tests/fixtures/v2/*.patch v2/
+sed -i 's/^describe = .*/describe = v2 (reconstructed, 2010): v1 without the redundant S_ISLNK() test/' \
+	v2/revision.ini
+cat >>harness/flavors.ini <<'EOF'
+
+[v2]
+series = v2
+config = CONFIG_SECURITY=y
+pick_link_order = may_follow_link( security_inode_follow_link( LOOKUP_NO_SYMLINKS touch_atime(
+describe = v2 (reconstructed): v1 without the redundant S_ISLNK() test
+boot_knobs = protected_symlinks=1 weak_sticky_symlinks=0 protected_sticky_symlinks=absent
+EOF
+cat >>harness/pairs.ini <<'EOF'
+
+[v1 vs v2]
+a = v1
+b = v2
+EOF
+python3 harness/sticky.py cover-letters
+stamp "revision added"
+
+# --- section 2: build, run, diff ---
+make --no-print-directory kernel FLAVOR=v2
+stamp "kernel built"
+python3 harness/sticky.py smoke v2
+python3 harness/sticky.py suite v2
+stamp "suite run"
+make --no-print-directory diff-check
+make --no-print-directory report >/dev/null
+stamp "diff and report"
+
+# --- the verdict ---
+pass=0
+fail=0
+check() {
+	if "$@"; then pass=$((pass + 1)); echo "ok - $name"
+	else fail=$((fail + 1)); echo "not ok - $name"; fi
+}
+python_after=$(find harness -name '*.py' -print0 | sort -z |
+	xargs -0 sha256sum | sha256sum)
+name="no Python file touched"
+check [ "$python_before" = "$python_after" ]
+name="v1 vs v2: 0 outcome differences, 0 unexplained"
+check env PYTHONPATH=harness python3 - <<'EOF'
+import sys
+from stickydiff.analysis import analyse
+a = analyse("build/results")
+pair = [d for d in a.diffs if (d.pair.a, d.pair.b) == ("v1", "v2")]
+if len(pair) != 1:
+    sys.exit("no v1 vs v2 pair in the report")
+d = pair[0]
+differ = sum(g.count for g in d.differ.values())
+print("v1 vs v2: %d joined, %d differ, %d unexplained"
+      % (d.joined, differ, d.unexplained))
+sys.exit(1 if differ or d.unexplained or not d.joined else 0)
+EOF
+name="the report has the v1 vs v2 section"
+check grep -q "v1 vs v2" results/report.md
+echo "reviewer path took $((SECONDS - t0))s"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
