@@ -1,7 +1,7 @@
 /* Expected outcomes: the host's prediction of every case, and the verdict
  * of one observed case against it (pure: no syscalls).
  *
- * The host (harness/expect.py) writes the file from the rule model before
+ * The host (harness/suite/expect.py) writes the file from the rule model before
  * the boot; the initramfs ships it as /etc/sticky/expect.txt:
  *
  *   sticky-expect 1

@@ -6,7 +6,7 @@
  *   idmap PLAN IMAGE
  *
  * IMAGE is a small ext4 image the host made (mkfs.ext4); PLAN is the
- * host's plan (harness/idmapcases.py): the idmapping, the fixtures, and
+ * host's plan (harness/experiments/idmapcases.py): the idmapping, the fixtures, and
  * for every knob setting the knob values and the cases with their
  * predicted results. This program never predicts anything itself: it
  * lays the fixtures out, checks every precondition, runs each case and

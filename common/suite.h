@@ -110,7 +110,7 @@ void jb_int(struct jb *j, const char *key, long v);
 void jb_bool(struct jb *j, const char *key, int v);
 void jb_null(struct jb *j, const char *key);
 
-/* expect.c: the host's expected outcome of every case (harness/expect.py) */
+/* expect.c: the host's expected outcome of every case (harness/suite/expect.py) */
 #define EXPECT_PATH "/etc/sticky/expect.txt"
 #define EXPECT_MAX_SETTINGS 8
 #define EXPECT_MAX_TAGS 8

@@ -206,7 +206,7 @@ static void test_ktap(void)
 	CHECK(!strcmp(b, "ok 5 - log # SKIP\n"), "skip line %s", b);
 }
 
-/* A small file as harness/expect.py writes it (ids unsorted on purpose). */
+/* A small file as harness/suite/expect.py writes it (ids unsorted on purpose). */
 static const char expect_text[] =
 	"# comment\n"
 	"sticky-expect 1\n"

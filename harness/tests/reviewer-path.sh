@@ -58,6 +58,7 @@ stamp "revision added"
 
 # --- section 2: build, run, diff ---
 make --no-print-directory kernel FLAVOR=v2
+make --no-print-directory guest
 stamp "kernel built"
 python3 harness/sticky.py smoke v2
 python3 harness/sticky.py suite v2

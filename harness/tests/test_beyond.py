@@ -1,4 +1,4 @@
-"""Unit tests of harness/beyond.py: coverage rules, attack and namespace
+"""Unit tests of harness/experiments/beyond.py: coverage rules, attack and namespace
 verdicts, bench statistics and the markdown section (no QEMU)."""
 
 import os
@@ -9,7 +9,7 @@ HARNESS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if HARNESS not in sys.path:
     sys.path.insert(0, HARNESS)
 
-import beyond  # noqa: E402
+from experiments import beyond  # noqa: E402
 import flavors  # noqa: E402
 
 FLAVORS = flavors.load()

@@ -11,10 +11,10 @@ import json
 import os
 import unittest
 
-import support
 from stickydiff import caseids, regress
 from stickydiff.check import check_file
 from stickydiff.load import LoadError, parse
+import support
 
 TOP = os.path.dirname(support.HARNESS)
 EXPECTED = os.path.join(TOP, "results", "expected")

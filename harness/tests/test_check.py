@@ -4,10 +4,10 @@ import copy
 import json
 import unittest
 
-import support
 from stickydiff import interface
 from stickydiff.check import check_file
 from stickydiff.load import parse
+import support
 
 
 def checked(flavor, mutate=None):

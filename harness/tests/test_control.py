@@ -14,10 +14,10 @@ import os
 import tempfile
 import unittest
 
-import support
 from stickydiff import causes, diff, followtest
 from stickydiff.check import check_file
 from stickydiff.cli import main
+import support
 from stickydiff.control import (ControlError, control_problem,
                                 predict_control)
 from stickydiff.load import load_all, parse

@@ -7,8 +7,8 @@ import tempfile
 import unittest
 
 import support  # noqa: F401  (puts harness/ on sys.path)
-import coverletter
 from flavors import TOP
+from kernel import coverletter
 
 PRISTINE = os.path.join(TOP, 'build', 'pristine')
 

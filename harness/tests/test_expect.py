@@ -1,4 +1,4 @@
-"""harness/expect.py: the expectations shipped to the guest before a boot.
+"""harness/suite/expect.py: the expectations shipped to the guest before a boot.
 
 The writer's case ids must be the suite's (common/unit_test.c pins them
 with a digest), its tokens must accept every case of the committed real
@@ -14,11 +14,11 @@ import tempfile
 import unittest
 from unittest import mock
 
-import support
-import expect
-import initramfs
+from boot import initramfs
 from stickydiff import caseids
 from stickydiff.model import ModelError
+from suite import expect
+import support
 
 TOP = os.path.dirname(support.HARNESS)
 EXPECTED = os.path.join(TOP, 'results', 'expected')

@@ -11,14 +11,14 @@ HARNESS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if HARNESS not in sys.path:
     sys.path.insert(0, HARNESS)
 
-import commands  # noqa: E402
+from suite import cli as suite_cli  # noqa: E402
 import flavors  # noqa: E402
-import initramfs  # noqa: E402
-import kbuild  # noqa: E402
-import qemu  # noqa: E402
-import results  # noqa: E402
-import tree  # noqa: E402
+from boot import initramfs  # noqa: E402
+from boot import qemu  # noqa: E402
+from kernel import kbuild  # noqa: E402
+from kernel import tree  # noqa: E402
 from stages import HarnessError  # noqa: E402
+from suite import results  # noqa: E402
 
 
 def read_newc(data):
@@ -227,8 +227,8 @@ class TestBootKnobs(unittest.TestCase):
         facts = {'knobs': {'protected_symlinks': 1,
                            'weak_sticky_symlinks': 0,
                            'protected_sticky_symlinks': None}}
-        self.assertEqual(commands.check_boot_knobs(fl['v1'], facts), [])
-        self.assertEqual(commands.check_boot_knobs(fl['v3'], facts),
+        self.assertEqual(suite_cli.check_boot_knobs(fl['v1'], facts), [])
+        self.assertEqual(suite_cli.check_boot_knobs(fl['v3'], facts),
                          ['weak_sticky_symlinks: expected absent, read 0',
                           'protected_sticky_symlinks: expected 0, read '
                           'absent'])

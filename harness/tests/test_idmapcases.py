@@ -1,4 +1,4 @@
-"""harness/idmapcases.py: the idmapped-mount predictions (issue 11).
+"""harness/experiments/idmapcases.py: the idmapped-mount predictions (issue 11).
 
 TRUTH is written by hand from the patch texts and 6.1's may_follow_link(),
 not produced by the module: for each case, does the mapped rule (mainline,
@@ -14,7 +14,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
 
 import flavors as flv  # noqa: E402
-import idmapcases as ic  # noqa: E402
+from experiments import idmapcases as ic  # noqa: E402
 
 # case id -> (mapped rule refuses, raw rule refuses), map "0 10000 2000".
 TRUTH = {

@@ -1,4 +1,4 @@
-"""harness/idmapjudge.py: the host re-judges the guest's idmap records.
+"""harness/experiments/idmapjudge.py: the host re-judges the guest's idmap records.
 
 The records are built here by hand in the shape common/idmap.c writes;
 each test spoils one thing the judge must catch.
@@ -13,8 +13,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
 
 import flavors as flv  # noqa: E402
-import idmapcases as ic  # noqa: E402
-import idmapjudge as ij  # noqa: E402
+from experiments import idmapcases as ic  # noqa: E402
+from experiments import idmapjudge as ij  # noqa: E402
 
 FLAVORS = flv.load()
 OWNS = {f.knob_path for f in FLAVORS.values() if f.knob_path}

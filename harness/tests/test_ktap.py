@@ -1,10 +1,10 @@
-"""harness/ktap.py: a suite boot's verdict follows its KTAP, and the kernel
+"""harness/suite/ktap.py: a suite boot's verdict follows its KTAP, and the kernel
 tree's kunit.py parse counts what the differ counts.
 
 The fixture console is written here in the shape common/runner.c prints
 (nested KTAP, one result per case, kernel lines in between) from the
 committed run of v3 (results/expected), judged against v3's expectations
-(harness/expect.py) as the guest judges it. Where a real suite boot is in
+(harness/suite/expect.py) as the guest judges it. Where a real suite boot is in
 build/, its console is checked too.
 """
 
@@ -13,12 +13,12 @@ import os
 import tempfile
 import unittest
 
-import support
-import expect
-import ktap
-import qemu
+from boot import qemu
 from stickydiff import caseids
 from stickydiff.load import load_flavor, parse
+from suite import expect
+from suite import ktap
+import support
 
 TOP = os.path.dirname(support.HARNESS)
 EXPECTED = os.path.join(TOP, 'results', 'expected')

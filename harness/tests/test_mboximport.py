@@ -32,9 +32,9 @@ HARNESS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if HARNESS not in sys.path:
     sys.path.insert(0, HARNESS)
 
-import coverletter  # noqa: E402
-import mboximport  # noqa: E402
-import tree  # noqa: E402
+from kernel import coverletter  # noqa: E402
+from kernel import mboximport  # noqa: E402
+from kernel import tree  # noqa: E402
 from stages import HarnessError  # noqa: E402
 
 FIXTURES = os.path.join(HARNESS, 'fixtures', 'mbox')

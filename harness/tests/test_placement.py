@@ -3,7 +3,7 @@
 import unittest
 
 import support  # noqa: F401  (puts harness/ on sys.path)
-import placement
+from kernel import placement
 
 V3_ORDER = ('may_follow_link(', 'may_follow_sticky_link(',
             'LOOKUP_NO_SYMLINKS', 'touch_atime(')

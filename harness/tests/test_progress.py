@@ -18,8 +18,8 @@ HARNESS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if HARNESS not in sys.path:
     sys.path.insert(0, HARNESS)
 
-import kbuild  # noqa: E402
-import progress  # noqa: E402
+from kernel import kbuild  # noqa: E402
+from kernel import progress  # noqa: E402
 from stages import HarnessError  # noqa: E402
 
 # A make that plays a program of steps, a JSON file named by $FAKE_MAKE:

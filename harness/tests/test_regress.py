@@ -5,8 +5,8 @@ import os
 import tempfile
 import unittest
 
-import support
 from stickydiff import regress
+import support
 
 
 class RegressTest(unittest.TestCase):

@@ -8,7 +8,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
 
-import staticcheck  # noqa: E402
+from kernel import staticcheck  # noqa: E402
 
 
 class TestStaticCheck(unittest.TestCase):

@@ -7,7 +7,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
 
-import stress  # noqa: E402
+from experiments import stress  # noqa: E402
 
 
 def record(**kw):

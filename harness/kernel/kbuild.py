@@ -14,8 +14,8 @@ import re
 import shutil
 import subprocess
 
-import progress
 from flavors import HARNESS
+from kernel import progress
 from stages import HarnessError, log
 
 COMMON = os.path.join(HARNESS, 'config', 'common.config')

@@ -1,16 +1,16 @@
 """sticky.py attack / beyond-bench / beyond-report: boots the issue-6 guest
 programs and writes build/results/beyond.json, build/results/bench.json,
-build/results/bench.txt and build/results/beyond.md (see harness/beyond.py).
+build/results/bench.txt and build/results/beyond.md (see harness/experiments/beyond.py).
 The committed results/beyond.md changes only through `make bless`."""
 
 import os
 
-import beyond
-import commands
+from boot import run as boot_run
+from experiments import beyond
 import flavors as flv
-import results
-from lock import BuildLock
+from boot.lock import BuildLock
 from stages import HarnessError, log
+from suite import results
 
 
 def _paths(args):
@@ -34,13 +34,13 @@ def _boot(args, flavor, job, tag, smp=1, icount=''):
     """(records, outcome) of one boot, or (None, outcome/why) when it
     gave no usable stream."""
     try:
-        commands._kernel(args, flavor.name)
+        boot_run.kernel_image(args, flavor.name)
     except HarnessError as e:
         return None, str(e)
-    out = commands.boot(args, flavor, job, tag, args.timeout,
+    out = boot_run.boot(args, flavor, job, tag, args.timeout,
                         echo=print if args.console else None, smp=smp,
                         icount=icount)
-    commands.report_outcome(flavor.name, out)
+    boot_run.report_outcome(flavor.name, out)
     recs, why = results.boot_records(out)
     if recs is None:
         return None, why
@@ -66,7 +66,7 @@ def _all_flavors(args):
 
 def cmd_attack(args):
     _need_prog(args, 'sticky-attack')
-    chosen = commands._flavors(args)
+    chosen = boot_run.chosen_flavors(args)
     paths = _paths(args)
     store = beyond.load_json(paths['beyond'], {})
     store.setdefault('flavors', {})
@@ -142,7 +142,7 @@ def bench_text(bench):
 
 def cmd_bench(args):
     _need_prog(args, 'sticky-bench')
-    chosen = commands._flavors(args)
+    chosen = boot_run.chosen_flavors(args)
     paths = _paths(args)
     bench = beyond.load_json(paths['bench'], {})
     records = bench.get('records', {})
@@ -222,7 +222,7 @@ def add(sub):
                    help='where the Markdown section goes (default: '
                    'build/results/beyond.md; `make bless` copies it to '
                    'results/beyond.md, the report\'s section)')
-    commands._add_boot_opts(p, 300)
+    boot_run.add_boot_opts(p, 300)
     p.set_defaults(func=cmd_attack)
     p = sub.add_parser('beyond-bench', help='cost of the symlink checks '
                        'on allowed paths, each flavor vs base, under -icount')
@@ -235,7 +235,7 @@ def add(sub):
                    help='repeats per setting (default 9)')
     p.add_argument('--enforce', action='store_true',
                    help='fail when an overhead misses the 1%% target')
-    commands._add_boot_opts(p, 600)
+    boot_run.add_boot_opts(p, 600)
     p.set_defaults(func=cmd_bench)
     p = sub.add_parser('beyond-report', help='recompute the bench tables and '
                        'write build/results/beyond.md from build/results/'

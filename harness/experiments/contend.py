@@ -12,9 +12,9 @@ import json
 import os
 import statistics
 
-import beyond_cmd
+from experiments import beyond_cmd
 import flavors as flv
-from lock import BuildLock
+from boot.lock import BuildLock
 from stages import log
 
 

@@ -203,7 +203,7 @@ def text(flavor, ids=None):
     lines = [f'# Expected outcome of every sticky-suite case in flavor '
              f'{flavor}: the rule model',
              '# (harness/stickydiff/model.py) before the boot, written by '
-             'harness/expect.py.',
+             'harness/suite/expect.py.',
              '# <result>,<atime>,<control>[,<xfail tags>] per setting; '
              '"?": no prediction.',
              f'sticky-expect {FORMAT}', f'flavor {flavor}',

@@ -231,7 +231,7 @@ def expectations(rule, setting_list, cases=CASES, idmap=MAP):
 
 def plan_text(flavor, rule, setting_list, cases=CASES, idmap=MAP):
     """The guest's plan (common/idmap.c reads it)."""
-    lines = [f'# {flavor}: rule {rule} (harness/idmapcases.py)',
+    lines = [f'# {flavor}: rule {rule} (harness/experiments/idmapcases.py)',
              'map ' + ' '.join(str(x) for x in idmap)]
     for mount in ('plain', 'idmap'):
         lines.append(f'target {mount} {shown(0, mount, idmap)}')

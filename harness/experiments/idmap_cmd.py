@@ -1,11 +1,11 @@
 """sticky.py idmap: sticky symlinks through an idmapped mount (issue 11).
 
 For each flavor: the host predicts every case from the flavor's rule
-(harness/idmapcases.py), makes a 4 MiB ext4 image (mkfs.ext4, no root
+(harness/experiments/idmapcases.py), makes a 4 MiB ext4 image (mkfs.ext4, no root
 needed), and boots the flavor (TCG, hard timeout) with an initramfs of its
 own: the usual one plus /etc/idmap.plan and /idmap.img. The guest
 (common/idmap.c) mounts the image plain and idmapped, runs the plan and
-prints KTAP; the host re-judges its records (harness/idmapjudge.py) and
+prints KTAP; the host re-judges its records (harness/experiments/idmapjudge.py) and
 writes build/results/<flavor>.idmap.json.
 """
 
@@ -16,14 +16,14 @@ import subprocess
 import time
 
 import flavors as flv
-import guest
-import idmapcases as ic
-import idmapjudge
-import initramfs
-import qemu
-import results
-from lock import BuildLock
+from boot import guest
+from boot import initramfs
+from boot import qemu
+from boot.lock import BuildLock
+from experiments import idmapcases as ic
+from experiments import idmapjudge
 from stages import HarnessError, log
+from suite import results
 
 PLAN = '/etc/idmap.plan'
 IMAGE = '/idmap.img'

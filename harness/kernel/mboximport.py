@@ -12,7 +12,7 @@ the revision's patches are normalised and known to apply. What a patch
 says between its `---` line and its diffstat (the version notes, which
 git am drops) is kept as a git note and written back by `format-patch
 --notes`, as v3/ has it. Then come `series`, the generated cover letter
-(harness/coverletter.py) and a revision.ini stub in which whatever the
+(harness/kernel/coverletter.py) and a revision.ini stub in which whatever the
 importer cannot know is FILL-IN.
 
 Everything is written into a temporary sibling of the new directory,
@@ -30,8 +30,8 @@ import tempfile
 import textwrap
 from dataclasses import dataclass
 
-import coverletter
-import tree
+from kernel import coverletter
+from kernel import tree
 from stages import HarnessError
 
 FILL = 'FILL-IN'
@@ -41,7 +41,7 @@ REVISION_KEYS = ('hook', 'call', 'links', 'needs', 'knob_path', 'protect',
 STUB_BLURB = (f'{FILL}: the blurb of the cover letter: what this revision '
               f'is,\nwhere it was posted, what the port changed.')
 # "[RFC PATCH v4 1/2] title": the prefix kept is the part from PATCH on,
-# which harness/coverletter.py requires.
+# which harness/kernel/coverletter.py requires.
 TAG = re.compile(r'\[[^\]]*?\b(PATCH\b[^\]]*?)\s*(?:(\d+)/(\d+))?\s*\]\s*(.*)',
                  re.I)
 REPLY = re.compile(r'\s*(re|aw|fwd?)\s*:', re.I)

@@ -22,9 +22,9 @@ import re
 import subprocess
 
 import flavors as flv
-import kbuild
-import tree
-from lock import BuildLock
+from boot.lock import BuildLock
+from kernel import kbuild
+from kernel import tree
 from stages import HarnessError, Stages, log
 
 FINDING = re.compile(r'^(?P<file>[^\s:][^:]*):(?P<line>\d+)(?::\d+)?: '

@@ -13,8 +13,8 @@ import shutil
 import tempfile
 
 from flavors import series_patches
+from kernel import tree
 from stages import HarnessError
-import tree
 
 NAME = '0000-cover-letter.patch'
 ZERO_FROM = 'From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001'

@@ -10,8 +10,8 @@ prefix costs little more than the files its patches leave out.
 import dataclasses
 import os
 
-import kernels
 from flavors import flavor_patches, pick
+from kernel import kernels
 from stages import HarnessError, log
 
 

@@ -2,7 +2,7 @@
 /tmp as the alternative, and the cost of the check.
 
 The guest side is common/sticky-attack.c and common/sticky-bench.c; this
-module boots them (commands.boot), judges their records and writes
+module boots them (boot/run.py), judges their records and writes
 build/results/beyond.json, build/results/bench.json and build/results/beyond.md
 (`make bless` copies it to results/beyond.md).
 The judging and formatting functions are pure (harness/tests/test_beyond.py).

@@ -15,9 +15,9 @@ blessed copy).
 import dataclasses
 import os
 
-import kbuild
-import tree
 from flavors import HARNESS
+from kernel import kbuild
+from kernel import tree
 from stages import log
 
 EXPECTED = ("error: 'CONFIG_PROTECTED_STICKY_SYMLINKS' undeclared here "

@@ -13,10 +13,11 @@ legitimate. Its stress record goes to build/results/<flavor>.stress.json.
 import os
 
 import flavors as flv
-import results
-import staticcheck
-from lock import BuildLock
+from boot import run as boot_run
+from boot.lock import BuildLock
+from kernel import staticcheck
 from stages import HarnessError, log
+from suite import results
 
 LOCKDEP = 'CONFIG_PROVE_LOCKING=y'
 
@@ -52,13 +53,12 @@ def check_record(recs):
 
 def stress_one(args, flavor, outdir):
     """Boots one flavor; returns True if it passed."""
-    import commands   # here: commands imports this module for its parser
     job = ['/bin/stress', '-t', f'{args.seconds:g}', '-f',
            str(args.followers)]
     timeout = args.timeout or args.seconds + 150
-    out = commands.boot(args, flavor, job, 'stress', timeout,
+    out = boot_run.boot(args, flavor, job, 'stress', timeout,
                         echo=print if args.console else None, smp=args.smp)
-    commands.report_outcome(flavor.name, out)
+    boot_run.report_outcome(flavor.name, out)
     recs, why = results.boot_records(out)
     if recs is None:
         log(f'not ok {flavor.name}: {why}')

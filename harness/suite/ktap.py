@@ -3,7 +3,7 @@
 The suite (common/main.c, runner.c) prints KTAP version 1 on the console:
 the sysctl and log tests, then one subtest per <setting>/<group> holding
 one result line per case, judged in the guest against the host's
-expectations (harness/expect.py), and kselftest's totals line over the
+expectations (harness/suite/expect.py), and kselftest's totals line over the
 cases. `settle` makes a boot's verdict follow its KTAP; `check` runs the
 kernel tree's own parser, tools/testing/kunit/kunit.py parse, on a suite
 boot's console log and requires it to count, case by case, what the

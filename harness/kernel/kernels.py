@@ -3,8 +3,8 @@
 import hashlib
 import os
 
-import kbuild
-import tree
+from kernel import kbuild
+from kernel import tree
 from stages import log
 
 

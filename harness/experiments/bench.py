@@ -13,9 +13,9 @@ import tempfile
 import time
 
 import flavors as flv
-import kernels
-import results
+from kernel import kernels
 from stages import Stages, log
+from suite import results
 
 TARGETS = {'cold build, all flavors': 720.0, 'no-op rebuild': 30.0,
            'rebuild after touching one patch': 90.0,

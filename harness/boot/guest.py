@@ -3,10 +3,10 @@
 import os
 import subprocess
 
+from boot import initramfs
 import flavors
-import initramfs
-import revision
 from flavors import HARNESS
+import revision
 from stages import HarnessError
 
 INIT_SRC = os.path.join(HARNESS, 'guest', 'init.c')

@@ -1,7 +1,7 @@
 """Re-judges the guest's idmap records on the host (issue 11).
 
 The guest (common/idmap.c) already compares each case with the plan; the
-host does it again from its own prediction (harness/idmapcases.py), never
+host does it again from its own prediction (harness/experiments/idmapcases.py), never
 from the guest's `expect_*` fields, and checks every precondition the
 record carries: the knobs read back as written, the follower's ids, the
 owners shown through the mount, the mount's idmapped flag, and that the
@@ -10,7 +10,7 @@ control (the target opened without the link) succeeded.
 
 import re
 
-import idmapcases as ic
+from experiments import idmapcases as ic
 
 TOTALS = re.compile(r'^# Totals: pass:(\d+) fail:(\d+) xfail:0 xpass:0 '
                     r'skip:0 error:0\s*$', re.M)

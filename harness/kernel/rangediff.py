@@ -3,7 +3,7 @@
 import os
 
 import flavors as flv
-import tree
+from kernel import tree
 from stages import HarnessError
 
 

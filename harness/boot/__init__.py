@@ -1,0 +1,1 @@
+"""Boot stage: the initramfs, QEMU under a hard timeout, the build lock."""

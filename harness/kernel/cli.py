@@ -1,0 +1,142 @@
+"""sticky.py build, checkpatch, series-build, placement-check,
+cover-letters, range-diff and posted-check."""
+
+import os
+
+import flavors as flv
+from boot.lock import BuildLock
+from boot.run import chosen_flavors
+from kernel import coverletter
+from kernel import kernels
+from kernel import placement
+from kernel import posted
+from kernel import rangediff
+from kernel import seriesbuild
+from kernel import seriescheck
+from kernel import tree
+from stages import HarnessError, Stages, log
+
+
+def cmd_build(args):
+    stages = Stages()
+    chosen = chosen_flavors(args)
+    with BuildLock(args.build_dir, wait=not args.no_wait):
+        for f in chosen:
+            img = kernels.build_flavor(f, args.build_dir, args.top, stages,
+                                       force=args.force)
+            log(f'{f.name}: {img}')
+    log(stages.summary())
+    return 0
+
+
+def cmd_posted(args):
+    stages = Stages()
+    chosen = [f for f in flv.load(args.flavors_file or flv.INI,
+                                  args.top).values() if f.posted_fixture]
+    if len(chosen) != 1:
+        raise HarnessError('posted-check needs exactly one flavor with '
+                           f'posted_fixture in flavors.ini, found '
+                           f'{len(chosen)}')
+    with BuildLock(args.build_dir, wait=not args.no_wait):
+        ok = posted.run(args.build_dir, args.top, chosen[0], stages)
+    log(stages.summary())
+    print(f'{int(ok)} passed, {int(not ok)} failed', flush=True)
+    return 0 if ok else 1
+
+
+def add_checks(sub):
+    p = sub.add_parser('posted-check',
+                       help='v3 patch 1 alone must fail to build with =n')
+    p.set_defaults(func=cmd_posted)
+    p = sub.add_parser('checkpatch',
+                       help='checkpatch.pl --strict on every series')
+    p.set_defaults(func=cmd_checkpatch)
+    p = sub.add_parser('series-build',
+                       help='build every proper prefix of every series in '
+                       'each flavor that applies it (bisectability)')
+    p.set_defaults(func=cmd_series_build)
+    p = sub.add_parser('placement-check',
+                       help="the order of the checks in each flavor's "
+                       'pick_link(), and no lock in the RCU-walk checks')
+    p.add_argument('flavors', nargs='*')
+    p.set_defaults(func=cmd_placement)
+    p = sub.add_parser('cover-letters',
+                       help='regenerate every cover letter (--check: '
+                       'fail when one is stale)')
+    p.add_argument('--check', action='store_true')
+    p.set_defaults(func=cmd_cover_letters)
+    p = sub.add_parser('range-diff',
+                       help='git range-diff of the series of the first '
+                       'pair in harness/pairs.ini')
+    p.set_defaults(func=cmd_range_diff)
+
+
+def cmd_checkpatch(args):
+    src = os.path.join(args.build_dir, 'pristine')
+    if not os.path.isfile(os.path.join(src, 'Makefile')):
+        with BuildLock(args.build_dir, wait=not args.no_wait):
+            src = tree.pristine(args.build_dir, Stages())
+    ok = seriescheck.run(args.top, src)
+    return 0 if ok else 1
+
+
+def cmd_series_build(args):
+    stages = Stages()
+    with BuildLock(args.build_dir, wait=not args.no_wait):
+        failed = seriesbuild.run(args.build_dir, args.top, stages,
+                                 args.flavors_file)
+    log(stages.summary())
+    return 1 if failed else 0
+
+
+def cmd_placement(args):
+    bad = checked = 0
+    for f in chosen_flavors(args):
+        if not f.pick_link_order:
+            continue
+        src = os.path.join(args.build_dir, f.name, 'src')
+        if not os.path.isfile(src + '.applied'):
+            raise HarnessError(f'{src} has no applied series: build the '
+                               f'flavor first (make kernel FLAVOR={f.name})')
+        problems = placement.check_tree(src, f.pick_link_order, f.lockless)
+        checked += 1
+        bad += bool(problems)
+        what = ' -> '.join(f.pick_link_order)
+        log(f'{"not ok" if problems else "ok"} {f.name}: {what}'
+            + (f"; no lock in {', '.join(f.lockless)}" if f.lockless else ''))
+        for p in problems:
+            print(f'    {p}')
+    print(f'{checked - bad} passed, {bad} failed', flush=True)
+    return 1 if bad or not checked else 0
+
+
+def cmd_cover_letters(args):
+    with BuildLock(args.build_dir, wait=not args.no_wait):
+        src = tree.pristine(args.build_dir, Stages())
+    bad = 0
+    for rev in seriescheck.revisions(args.top):
+        rev_dir = os.path.join(args.top, rev)
+        if args.check:
+            problem = coverletter.check(rev_dir, src, args.build_dir)
+            log(f'{"not ok" if problem else "ok"} {rev}/'
+                f'{coverletter.NAME}' + (f': {problem}' if problem else ''))
+            bad += problem is not None
+        else:
+            log(f'wrote {coverletter.write(rev_dir, src, args.build_dir)}')
+    return 1 if bad else 0
+
+
+def cmd_range_diff(args):
+    a, b = rangediff.first_pair()
+    out = rangediff.write(args.build_dir, a, b)
+    log(f'range-diff {a}..{b} -> {out}')
+    return 0
+
+
+def add(sub):
+    p = sub.add_parser('build', help='build kernels')
+    p.add_argument('flavors', nargs='*')
+    p.add_argument('--force', action='store_true',
+                   help='run make even when the stamped inputs are unchanged')
+    p.set_defaults(func=cmd_build)
+    add_checks(sub)

@@ -1,0 +1,1 @@
+"""Suite stage: expectations shipped to the guest, its results and KTAP."""

@@ -1,0 +1,218 @@
+"""sticky.py run, smoke, suite and ktap-check."""
+
+import argparse
+import json
+import os
+
+from boot import guest
+from boot.lock import BuildLock
+from boot.run import add_boot_opts, boot, chosen_flavors, report_outcome
+from stages import HarnessError, log
+from suite import expect
+from suite import ktap
+from suite import results
+
+
+class Expectations:
+    """What a suite boot of one flavor is judged against: the expectation
+    file harness/expect.py writes from the rule model of `name` (or the
+    file given), shipped in the flavor's own initramfs. `own`: they are
+    the flavor's (its name, or the flavor a mutant claims to be); other
+    expectations are a demonstration, whose results stay out of
+    build/results."""
+
+    def __init__(self, args, flavor):
+        default = flavor.mutant_of or flavor.name
+        path = getattr(args, 'expect_file', None)
+        self.name = getattr(args, 'expect_flavor', None) or default
+        if path:
+            with open(path, encoding='utf-8') as f:
+                self.text = f.read()
+            self.label = 'file'
+        else:
+            try:
+                self.text = expect.text(self.name)
+            except expect.ExpectError as e:
+                raise HarnessError(f'{flavor.name}: {e}; run it with '
+                                   f'--expect-flavor <a modelled flavor>'
+                                   ) from None
+            self.label = self.name
+        # A flavor without a model of its own (a fixture such as v2)
+        # takes the one it is given as its own.
+        modelled = default in expect.FLAVORS
+        self.own = not path and (self.name == default or not modelled)
+        suffix = '' if self.own else f'-expect-{self.label}'
+        d = os.path.join(args.build_dir, flavor.name)
+        os.makedirs(d, exist_ok=True)
+        self.path = os.path.join(d, 'expect.txt' if self.own
+                                 else f'expect-{self.label}.txt')
+        with open(self.path, 'w', encoding='utf-8') as f:
+            f.write(self.text)
+        self.initrd = guest.initrd_with(
+            args.build_dir, {expect.GUEST_PATH: self.text.encode()},
+            os.path.join(d, f'initramfs{suffix}.cpio.gz'))
+        self.tag = 'suite' + suffix
+
+
+def cmd_run(args):
+    flavor = chosen_flavors(argparse.Namespace(flavors=[args.flavor],
+                                         flavors_file=args.flavors_file))[0]
+    job = args.job or ['/bin/sticky-suite']
+    with BuildLock(args.build_dir, wait=not args.no_wait):
+        initrd = None
+        if job[0] == '/bin/sticky-suite' and \
+                (flavor.mutant_of or flavor.name) in expect.FLAVORS:
+            initrd = Expectations(args, flavor).initrd
+        out = boot(args, flavor, job, 'run', args.timeout,
+                   echo=print if args.console else None, smp=args.smp,
+                   initrd=initrd)
+    report_outcome(flavor.name, out)
+    if args.json:
+        print(json.dumps(out.__dict__, indent=1))
+    return 0 if out.verdict == 'passed' else 1
+
+
+def check_boot_knobs(flavor, facts):
+    """Returns a list of mismatches between facts and flavor.boot_knobs."""
+    bad = []
+    knobs = facts.get('knobs', {})
+    for knob, want in flavor.boot_knobs.items():
+        got = knobs.get(knob)
+        got_s = 'absent' if got is None else str(got)
+        if got_s != want:
+            bad.append(f'{knob}: expected {want}, read {got_s}')
+    return bad
+
+
+def cmd_smoke(args):
+    chosen = chosen_flavors(args)
+    failed = 0
+    with BuildLock(args.build_dir, wait=not args.no_wait):
+        for f in chosen:
+            out = boot(args, f, ['/bin/busybox', 'true'], 'smoke',
+                       args.timeout)
+            report_outcome(f.name, out)
+            if out.verdict != 'passed':
+                failed += 1
+                continue
+            facts = results.parse_stream(out.results)[0]
+            bad = check_boot_knobs(f, facts)
+            shown = ' '.join(f'{k}={v}' for k, v in facts['knobs'].items())
+            if bad:
+                failed += 1
+                log(f'not ok {f.name}: ' + '; '.join(bad))
+            else:
+                log(f'ok {f.name}: {facts["uname"]} {shown}')
+    print(f'{len(chosen) - failed} passed, {failed} failed', flush=True)
+    return 1 if failed else 0
+
+
+def need_suite(build_dir):
+    prog = os.path.join(build_dir, 'guest', 'sticky-suite')
+    if not os.path.isfile(prog):
+        raise HarnessError(f'{prog} not found: build the guest programs '
+                           f'with `make guest`')
+
+
+def cmd_suite(args):
+    need_suite(args.build_dir)
+    chosen = chosen_flavors(args)
+    failed = 0
+    outdir = os.path.join(args.build_dir, 'results')
+    with BuildLock(args.build_dir, wait=not args.no_wait):
+        for f in chosen:
+            exp = Expectations(args, f)
+            log(f'{f.name}: expectations of {exp.label} ({exp.path})')
+            job = ['/bin/sticky-suite', *args.suite_args]
+            out = boot(args, f, job, exp.tag, args.timeout,
+                       echo=_ktap_echo if not args.console else print,
+                       initrd=exp.initrd)
+            ktap.settle(out)
+            report_outcome(f.name, out)
+            if out.verdict not in ('passed', 'failed'):
+                failed += 1
+                continue
+            obj = results.assemble(f.name, results.parse_stream(out.results),
+                                   out.status)
+            where = outdir if exp.own else os.path.dirname(out.console)
+            results.write_json(obj, os.path.join(where, f'{f.name}.json'))
+            if exp.own:
+                results.write_json({'seconds': round(out.seconds, 2)},
+                                   os.path.join(outdir,
+                                                f'{f.name}.timing.json'))
+            log(f'{f.name}: {len(obj["cases"])} cases, '
+                f'{len(obj["errors"])} self-check errors -> '
+                f'{where}/{f.name}.json')
+            if out.verdict != 'passed' or obj['errors']:
+                failed += 1
+    print(f'{len(chosen) - failed} passed, {failed} failed', flush=True)
+    return 1 if failed else 0
+
+
+def _ktap_echo(line):
+    """The top-level KTAP lines and the capped failure diagnostics of the
+    nested ones (the console holds one line per case)."""
+    if line.startswith(('KTAP', 'ok ', 'not ok ', '1..', '# ',
+                        '  # failed:')):
+        print(line, flush=True)
+
+
+def cmd_ktap_check(args):
+    """kunit.py parse on each flavor's suite console log, against the
+    differ's counts for the same run."""
+    kunit_py = os.path.join(args.build_dir, 'pristine', ktap.KUNIT)
+    results_dir = os.path.join(args.build_dir, 'results')
+    from stickydiff.load import LoadError, load_flavor, present_flavors
+    names = args.flavors or present_flavors(results_dir)
+    if not names:
+        raise HarnessError(f'no result files in {results_dir}: run '
+                           f'`sticky.py suite` first')
+    bad = 0
+    for name in names:
+        console = os.path.join(args.build_dir, 'logs', f'{name}-suite',
+                               'console.log')
+        try:
+            result = load_flavor(results_dir, name)
+        except LoadError as e:
+            raise HarnessError(str(e)) from None
+        if not os.path.isfile(console):
+            raise HarnessError(f'{console} not found: run `sticky.py '
+                               f'suite {name}`')
+        line, problems = ktap.check_flavor(kunit_py, console, result)
+        log(f'{"ok" if not problems else "not ok"} {name}: {line}')
+        for p in problems[:20]:
+            log(f'  {p}')
+        bad += bool(problems)
+    print(f'{len(names) - bad} passed, {bad} failed', flush=True)
+    return 1 if bad else 0
+
+
+def add(sub):
+    p = sub.add_parser('run', help='boot a flavor and run a job in it')
+    p.add_argument('flavor')
+    p.add_argument('job', nargs='*', help='the guest job, after --')
+    p.add_argument('--smp', type=int, default=1)
+    p.add_argument('--json', action='store_true')
+    add_boot_opts(p, 60)
+    p.set_defaults(func=cmd_run)
+    p = sub.add_parser('smoke', help='boot each flavor, check boot knobs')
+    p.add_argument('flavors', nargs='*')
+    add_boot_opts(p, 30)
+    p.set_defaults(func=cmd_smoke)
+    p = sub.add_parser('suite', help='run the shared suite in each flavor')
+    p.add_argument('flavors', nargs='*')
+    p.add_argument('--suite-args', nargs='*', default=[])
+    p.add_argument('--expect-flavor', metavar='FLAVOR',
+                   help="judge the cases against this flavor's rule model "
+                   '(default: the flavor\'s own, or the one a mutant claims '
+                   'to be); results then go to the log directory')
+    p.add_argument('--expect-file', metavar='FILE',
+                   help='ship this expectation file instead (see harness/'
+                   'expect.py); results then go to the log directory')
+    add_boot_opts(p, 120)
+    p.set_defaults(func=cmd_suite)
+    p = sub.add_parser('ktap-check',
+                       help="kunit.py parse of each suite boot's console "
+                       'must count what the differ counts')
+    p.add_argument('flavors', nargs='*')
+    p.set_defaults(func=cmd_ktap_check)
