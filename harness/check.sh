@@ -34,6 +34,7 @@ step guest make --no-print-directory -C common
 step unit-python $PY -m unittest discover -s harness/tests
 step placement $PY harness/sticky.py placement-check v1 v1-nosec v3 v3y yama v1-hook61
 step series-build $PY harness/sticky.py series-build
+step mbox-import bash harness/tests/mbox-check.sh
 step static-check $PY harness/sticky.py static-check
 step v3-posted-build $PY harness/sticky.py posted-check
 step smoke $PY harness/sticky.py smoke
