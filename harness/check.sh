@@ -7,6 +7,8 @@ PY=${PYTHON:-python3}
 pass=0
 fail=0
 failed=()
+times=()
+start=$SECONDS
 
 step() {
 	local name=$1
@@ -21,6 +23,15 @@ step() {
 		failed+=("$name")
 		echo "=== not ok $name ($((SECONDS - t0))s)"
 	fi
+	times+=("\"$name\": $((SECONDS - t0))")
+}
+
+# Per-step seconds for `make bench` (build/results/check-timing.json).
+write_times() {
+	mkdir -p build/results
+	local IFS=,
+	printf '{"total": %d, "steps": {%s}}\n' $((SECONDS - start)) \
+		"${times[*]}" >build/results/check-timing.json
 }
 
 step series-checkpatch $PY harness/sticky.py checkpatch
@@ -52,6 +63,8 @@ step reviewer-path bash harness/tests/reviewer-path.sh
 step lockdep-kernels $PY harness/sticky.py build v1-lockdep v3-lockdep
 step stress $PY harness/sticky.py stress
 
+write_times
+echo "make check took $((SECONDS - start))s"
 echo
 if [ "$fail" -gt 0 ]; then
 	echo "failed steps: ${failed[*]}"

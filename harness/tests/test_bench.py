@@ -1,0 +1,50 @@
+"""make bench's figures: ratios to references measured in the same run."""
+
+import json
+import os
+import tempfile
+import unittest
+
+import support  # noqa: F401  (puts harness/ on sys.path)
+from experiments import bench
+
+
+class FigureTest(unittest.TestCase):
+    def test_ratio_against_the_reference(self):
+        f = bench.Figure('suite', 33.0, 'bare boot', 3.0, 3.0)
+        self.assertAlmostEqual(f.ratio, 11.0)
+        self.assertFalse(f.met)
+        self.assertTrue(bench.Figure('x', 5.9, 'y', 2.0, 3.0).met)
+
+    def test_unmeasured_is_neither_met_nor_over(self):
+        for f in (bench.Figure('cold', None, 'base', None, 2.0),
+                  bench.Figure('cold', 10.0, 'base', None, 2.0)):
+            self.assertIsNone(f.ratio)
+            self.assertIsNone(f.met)
+
+    def test_rows_show_both_sides_and_the_verdict(self):
+        out = bench.rows([bench.Figure('edit a v1 patch -> report', 75.0,
+                                       'target', 60.0, 1.0, 'two flavors'),
+                          bench.Figure('cold', None, 'base', None, 2.0)])
+        self.assertIn('75.0s  vs target 60.0s: ratio 1.25 (target <= 1.0) '
+                      'over; two flavors', out[0])
+        self.assertIn('not run  vs base not run: ratio - (target <= 2.0) '
+                      'not measured', out[1])
+
+    def test_check_seconds_from_check_sh(self):
+        with tempfile.TemporaryDirectory() as build:
+            self.assertIsNone(bench.check_seconds(build)[0])
+            os.makedirs(os.path.join(build, 'results'))
+            with open(os.path.join(build, 'results', 'check-timing.json'),
+                      'w') as f:
+                json.dump({'total': 1500, 'steps': {'suite': 400,
+                                                    'kernels': 300,
+                                                    'unit': 90, 'a': 1}}, f)
+            total, note = bench.check_seconds(build)
+        self.assertEqual(total, 1500)
+        self.assertEqual(note, 'slowest steps: suite 400s, kernels 300s, '
+                         'unit 90s')
+
+
+if __name__ == '__main__':
+    unittest.main()
