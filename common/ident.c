@@ -88,6 +88,11 @@ int ident_switch(int f, char *why, size_t n)
 	return set_ids(i->ruid, i->euid, i->suid, i->fsuid, why, n);
 }
 
+int ident_ids(unsigned r, unsigned e, unsigned s, unsigned fs, char *why, size_t n)
+{
+	return set_ids(r, e, s, fs, why, n);
+}
+
 int ident_full(unsigned uid, char *why, size_t n)
 {
 	return set_ids(uid, uid, 0, uid, why, n);

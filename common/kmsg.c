@@ -172,7 +172,17 @@ static void emit(const char *kind, const char *setting, const char *comm, struct
 }
 
 /*
- * Opens the link at path `count` times as B, named `comm`, and collects
+ * The probe's follower: fsuid B, but real uid 1002 (no one else's) and
+ * effective uid 0, so a message or an audit record that printed the uid
+ * or the euid instead of the fsuid, or the follower's uid instead of the
+ * link owner's (A), shows it.
+ */
+#define PROBE_RUID 1002
+#define PROBE_EUID 0
+
+/*
+ * Opens the link at path `count` times as the probe's follower (fsuid B),
+ * named `comm`, and collects
  * what /dev/kmsg got meanwhile. Returns the opens made, or -1 when
  * /dev/kmsg cannot be opened or root's identity cannot be restored;
  * *errs counts an identity switch that failed.
@@ -190,7 +200,7 @@ static int denials(const char *path, const char *comm, int count, struct msgs *m
 	}
 	prctl(PR_SET_NAME, comm);
 	t0 = now_ms();
-	if (ident_switch(F_B, why, sizeof why) == 0) {
+	if (ident_ids(PROBE_RUID, PROBE_EUID, 0, owner_ids[OWN_B], why, sizeof why) == 0) {
 		for (; done < count; done++)
 			*ret = do_op(OP_OPEN_RDONLY, path, NULL, 0, err);
 	} else {

@@ -9,7 +9,7 @@ const unsigned owner_ids[N_OWN] = { 0, 1000, 1001 };
 const char *const target_names[N_TARGET] = { "file-root", "file-A", "file-B", "dir",
 					     "dangling", "script-A" };
 const char *const follower_names[N_FOLLOWER] = { "root", "A", "B", "euid0-fsuidA",
-						 "euidA-fsuid0", "setuid-root" };
+						 "euidA-fsuid0", "setuid-fsuidA" };
 const struct follower_ids follower_ids[N_FOLLOWER] = {
 	{ 0, 0, 0, 0 }, { 1000, 1000, 0, 1000 }, { 1001, 1001, 0, 1001 },
 	{ 0, 0, 0, 1000 }, { 1000, 1000, 0, 0 }, { 1000, 0, 0, 1000 },

@@ -25,7 +25,7 @@ POSITIONS = {"trail": "trailing", "rel": "trailing-rel",
 FOLLOWERS = {"root": (0, 0, 0, 0), "A": (1000, 1000, 0, 1000),
              "B": (1001, 1001, 0, 1001), "euid0-fsuidA": (0, 0, 0, 1000),
              "euidA-fsuid0": (1000, 1000, 0, 0),
-             "setuid-root": (1000, 0, 0, 1000)}
+             "setuid-fsuidA": (1000, 0, 0, 1000)}
 # op_info[].nofollow: the op does not follow the trailing link.
 NOFOLLOW_OPS = frozenset({"open_creat_excl", "open_nofollow", "lstat",
                           "readlink", "rename", "unlink"})

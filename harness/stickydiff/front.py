@@ -15,7 +15,8 @@ FOLLOWERS = (
     ("B", "uid 1001 (saved uid 0)"),
     ("euid0-fsuidA", "euid 0 but fsuid 1000: a root daemon acting for A"),
     ("euidA-fsuid0", "euid 1000, fsuid 0"),
-    ("setuid-root", "ruid 1000, euid 0, fsuid 1000"),
+    ("setuid-fsuidA", "ruid 1000, euid 0, fsuid 1000: a setuid-root program"
+     " that set its fsuid back to its caller (setfsuid(getuid()))"),
 )
 
 

@@ -108,13 +108,17 @@ def expected_message(flavor, comm, fsuid, owner):
                                                  owner=owner)
 
 
-# The suite's log probe (common/kmsg.c): B opens O_RDONLY a trailing link
-# owned by A in a root-owned 1777 directory; the target (0666) is readable.
+# The suite's log probe (common/kmsg.c): B's fsuid opens O_RDONLY a trailing
+# link owned by A in a root-owned 1777 directory; the target (0666) is
+# readable. Its real uid is 1002 and its euid 0, so a message that printed
+# either instead of the fsuid (or the follower instead of the link's owner)
+# is told apart.
 LOG_PROBE = {
     "id": "log-probe", "control_ret": 0, "control_errno": "0",
     "params": {"dir_mode": "1777", "dir_owner": "root", "link_owner": "A",
                "target": "file-root", "follower": "B", "fsuid": 1001,
-               "fsgid": 1001, "position": "trailing", "op": "open_rdonly",
+               "fsgid": 1001, "ruid": 1002, "euid": 0,
+               "position": "trailing", "op": "open_rdonly",
                "mount": "strictatime", "follows": True, "search": [],
                "links": [{"dir_mode": "1777", "dir_owner": "root",
                           "dir_gid": 0, "owner": "A", "kind": "trailing"}]},
@@ -125,8 +129,10 @@ LOG_PROBE = {
 LOG_COMMS = {"single": "stickyprobe", "burst": "stickyburst",
              "both": "stickyboth"}
 
-# What mainline's audit_log_path_denied() must write for B (fsuid 1001).
-AUDIT_FIELDS = ("type=1702 ", "op=follow_link", " fsuid=1001 ", " res=0")
+# What mainline's audit_log_path_denied() must write for the probe: each id
+# where it belongs (uid 1002, euid 0, fsuid 1001).
+AUDIT_FIELDS = ("type=1702 ", "op=follow_link", " uid=1002 ", " euid=0 ",
+                " fsuid=1001 ", " res=0")
 
 
 def _check_audit(where, record, prediction, comm):

@@ -44,7 +44,7 @@ DIR_MODES = ('1777', '0777', '1755', '0755', '1733', '1770', '1707')
 OWNERS = ('root', 'A', 'B')
 TARGETS = ('file-root', 'file-A', 'file-B', 'dir', 'dangling', 'script-A')
 FOLLOWERS = ('root', 'A', 'B', 'euid0-fsuidA', 'euidA-fsuid0',
-             'setuid-root')
+             'setuid-fsuidA')
 POSITIONS = ('trail', 'rel', 'inter', 'dotdot', 'chain', 'chain2ns',
              'chain1ns', 'chaininter', 'sub')
 INTER_POSITIONS = ('inter', 'dotdot', 'chaininter')

@@ -170,8 +170,8 @@ LOG_TEXT = {
 
 
 AUDIT = ('audit: type=1702 audit(T): op=follow_link ppid=P pid=P'
-         ' auid=4294967295 uid=1001 gid=1001 euid=1001 suid=0 fsuid=1001'
-         ' egid=1001 sgid=0 fsgid=1001 ses=4294967295 comm="%s"'
+         ' auid=4294967295 uid=1002 gid=1002 euid=0 suid=0 fsuid=1001'
+         ' egid=0 sgid=0 fsgid=1001 ses=4294967295 comm="%s"'
          ' exe="/bin/sticky-suite" res=0')
 
 

@@ -11,10 +11,10 @@ import json
 import os
 import unittest
 
+import support
 from stickydiff import caseids, regress
 from stickydiff.check import check_file
 from stickydiff.load import LoadError, parse
-import support
 
 TOP = os.path.dirname(support.HARNESS)
 EXPECTED = os.path.join(TOP, "results", "expected")
@@ -84,7 +84,7 @@ class ByHandTest(unittest.TestCase):
 
     def test_identities_and_mount(self):
         params = caseids.params_of(
-            "n/d0777-root/lA/tfile-root/fsetuid-root/trail/stat")
+            "n/d0777-root/lA/tfile-root/fsetuid-fsuidA/trail/stat")
         self.assertEqual((params["ruid"], params["euid"], params["suid"],
                           params["fsuid"], params["fsgid"]),
                          (1000, 0, 0, 1000, 1000))

@@ -4,10 +4,10 @@ import copy
 import json
 import unittest
 
+import support
 from stickydiff import interface
 from stickydiff.check import check_file
 from stickydiff.load import parse
-import support
 
 
 def checked(flavor, mutate=None):
@@ -133,6 +133,30 @@ class InterfaceTest(unittest.TestCase):
             "fsuid=1001", "fsuid=0") % "stickyboth"
         problems = interface.check_log("v3", record, both)
         self.assertIn("lacks fsuid=1001", problems[0])
+
+    def test_a_message_with_the_wrong_id_fails(self):
+        """The probe's ids are all different (uid 1002, euid 0, fsuid 1001,
+        link owner 1000): a message naming any but the right one fails."""
+        for flavor, wrong in (("v3", "(fsuid 1002)"), ("v1", "(fsuid 0)"),
+                              ("yama", "(fsuid 1001 != 1001)"),
+                              ("yama", "(fsuid 1002 != 1000)")):
+            with self.subTest(flavor=flavor, message=wrong):
+                record = copy.deepcopy(support.log_records(flavor)[0])
+                self.assertEqual(interface.check_log(
+                    flavor, record, knobs(flavor, "ps0-own1")), [])
+                text = record["messages"][-1]
+                record["messages"][-1] = text[:text.rindex("(")] + wrong
+                problems = interface.check_log(flavor, record,
+                                               knobs(flavor, "ps0-own1"))
+                self.assertIn("predicted", problems[0])
+
+    def test_audit_record_with_the_wrong_uid_fails(self):
+        record = copy.deepcopy(support.log_records("v3")[2])
+        record["audit_record"] = support.AUDIT.replace(
+            " uid=1002 ", " uid=1001 ") % "stickyboth"
+        problems = interface.check_log("v3", record,
+                                       knobs("v3", "ps1-own1"))
+        self.assertIn("lacks uid=1002", problems[0])
 
     def test_revision_denial_is_not_audited(self):
         record = copy.deepcopy(support.log_records("v3")[0])

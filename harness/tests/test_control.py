@@ -14,10 +14,10 @@ import os
 import tempfile
 import unittest
 
+import support
 from stickydiff import causes, diff, followtest
 from stickydiff.check import check_file
 from stickydiff.cli import main
-import support
 from stickydiff.control import (ControlError, control_problem,
                                 predict_control)
 from stickydiff.load import load_all, parse
@@ -29,7 +29,7 @@ EXPECTED = os.path.join(os.path.dirname(support.HARNESS), "results",
 # follower -> (ruid, fsuid); gids are the same numbers (common/matrix.c).
 IDS = {"root": (0, 0), "A": (1000, 1000), "B": (1001, 1001),
        "euid0-fsuidA": (0, 1000), "euidA-fsuid0": (1000, 0),
-       "setuid-root": (1000, 1000)}
+       "setuid-fsuidA": (1000, 1000)}
 
 
 def params(op, target="file-A", follower="B", position="trailing"):
@@ -53,7 +53,7 @@ TABLE = (
     ("open_rdonly", "file-A-0060", "A", "trailing", "EACCES"),
     # capabilities follow fsuid, not euid
     ("open_rdonly", "file-root-0600", "euidA-fsuid0", "trailing", "ok"),
-    ("open_rdonly", "file-root-0600", "setuid-root", "trailing", "EACCES"),
+    ("open_rdonly", "file-root-0600", "setuid-fsuidA", "trailing", "EACCES"),
     ("open_rdonly", "file-root-0600", "euid0-fsuidA", "trailing", "EACCES"),
     ("open_rdonly", "dangling", "B", "trailing", "ENOENT"),
     ("open_rdonly", "dir", "B", "trailing", "ok"),
@@ -90,7 +90,7 @@ TABLE = (
     ("chmod", "file-A", "A", "trailing", "ok"),
     ("chmod", "file-A", "B", "trailing", "EPERM"),
     ("chmod", "file-A", "euidA-fsuid0", "trailing", "ok"),
-    ("chmod", "file-B", "setuid-root", "trailing", "EPERM"),
+    ("chmod", "file-B", "setuid-fsuidA", "trailing", "EPERM"),
     # chown to the target's own uid: its owner or CAP_CHOWN
     ("chown", "file-A", "A", "trailing", "ok"),
     ("chown", "file-A", "B", "trailing", "EPERM"),
