@@ -30,12 +30,12 @@ MAP = (0, 10000, 2000)
 OVERFLOW_UID = 65534
 
 RULE_NONE = 'none'          # no own rule (or one compiled out)
-RULE_V1 = 'v1-raw'          # raw on-disk owners vs the fsuid
-RULE_V3 = 'v3-mapped'       # owners mapped through the mount, as mainline
-RULES = (RULE_NONE, RULE_V1, RULE_V3)
+RULE_RAW = 'raw-owners'      # raw on-disk owners vs the fsuid (an LSM hook)
+RULE_MAPPED = 'mapped-owners'  # owners mapped through the mount, as mainline
+RULES = (RULE_NONE, RULE_RAW, RULE_MAPPED)
 
 # Where a revision's check sits (revision.ini `hook`) -> its rule.
-HOOK_RULES = {'lsm': RULE_V1, 'vfs': RULE_V3}
+HOOK_RULES = {'lsm': RULE_RAW, 'vfs': RULE_MAPPED}
 
 
 @dataclass(frozen=True)
@@ -156,15 +156,16 @@ def mapped_refuses(case, idmap=MAP):
 
 
 def raw_refuses(case):
-    """v1's cap_inode_follow_link(): raw i_uid, no idmapping."""
+    """An LSM hook's rule (cap_inode_follow_link(), yama_inode_follow_link()):
+    raw i_uid, no idmapping."""
     fx = case.fixture
     return (fx.sticky_ww and fx.dir_uid != fx.link_uid and
             case.fsuid != fx.link_uid)
 
 
 OWN_REFUSES = {RULE_NONE: lambda case, idmap: False,
-               RULE_V1: lambda case, idmap: raw_refuses(case),
-               RULE_V3: mapped_refuses}
+               RULE_RAW: lambda case, idmap: raw_refuses(case),
+               RULE_MAPPED: mapped_refuses}
 
 
 def predict(rule, ps, own, case, idmap=MAP):

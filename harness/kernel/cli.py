@@ -46,7 +46,8 @@ def cmd_posted(args):
 
 def add_checks(sub):
     p = sub.add_parser('posted-check',
-                       help='v3 patch 1 alone must fail to build with =n')
+                       help='the posting named by posted_fixture must fail '
+                       'to build with its option unset')
     p.set_defaults(func=cmd_posted)
     p = sub.add_parser('checkpatch',
                        help='checkpatch.pl --strict on every series')

@@ -1,15 +1,16 @@
-"""v3's initialiser as posted must not build with the option unset.
+"""The posted initialiser (flavors.ini posted_fixture) must not build with
+its option unset.
 
 The posting wrote "int protected_sticky_symlinks =
 CONFIG_PROTECTED_STICKY_SYMLINKS;", which only compiles when the bool option
-is set. The series carries the IS_ENABLED() fix; this check applies the v3
-series to build/v3-posted/src, puts the posted initialiser back
-(harness/fixtures/v3-posted-initializer.diff), configures it as the v3 flavor
+is set. The series carries the IS_ENABLED() fix; this check applies the
+series of the flavor with posted_fixture to build/<flavor>-posted/src, puts
+the posted initialiser back (the fixture), configures it as that flavor
 (option unset) and compiles fs/namei.o alone. It passes when that compile
 fails with exactly the expected error, and when the series itself compiles
 fs/namei.o in the same configuration. The verdict is written to
-build/results/v3-posted-build.txt (results/v3-posted-build.txt is its
-blessed copy).
+build/results/<flavor>-posted-build.txt (results/ holds its blessed
+copy).
 """
 
 import dataclasses

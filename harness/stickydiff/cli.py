@@ -24,7 +24,8 @@ def _parser():
     parser.add_argument("--out", default="results",
                         help="report directory (%(default)s)")
     parser.add_argument("--range-diff", default="build/range-diff.txt",
-                        help="git range-diff v1 vs v3 text (%(default)s)")
+                        help="git range-diff of the first declared pair"
+                        " (%(default)s)")
     parser.add_argument("--section", action="append", default=[],
                         help="a Markdown file embedded in the report "
                         "(repeatable; skipped with a note when absent)")

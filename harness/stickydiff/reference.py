@@ -6,6 +6,7 @@ import re
 
 from . import doc
 from .doc import Code, Link, Mark, cell
+from .diff import PAIRS
 from .matrix import cell_text, followers
 from .summary import check_lines
 
@@ -120,8 +121,9 @@ def interface_section(analysis):
 
 
 def range_diff_section(analysis):
-    section = doc.Section("Static diff: git range-diff v1 vs v3",
-                          "range-diff")
+    pair = PAIRS[0]
+    section = doc.Section("Static diff: git range-diff %s vs %s"
+                          % (pair.a, pair.b), "range-diff")
     if analysis.range_diff is None:
         return section.add(doc.Para(["Skipped: %s."
                                      % analysis.range_diff_note]))

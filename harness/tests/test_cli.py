@@ -5,9 +5,9 @@ import os
 import tempfile
 import unittest
 
+import support
 from stickydiff.cli import main
 from stickydiff.diff import PAIRS
-import support
 
 COMMITTED = os.path.join(os.path.dirname(support.HARNESS), "results",
                          "expected")

@@ -3,9 +3,9 @@
 import tempfile
 import unittest
 
+import support
 from stickydiff import causes, diff
 from stickydiff.load import load_all
-import support
 
 
 def pair_named(title):

@@ -14,11 +14,11 @@ import tempfile
 import unittest
 from unittest import mock
 
+import support
 from boot import initramfs
 from stickydiff import caseids
 from stickydiff.model import ModelError
 from suite import expect
-import support
 
 TOP = os.path.dirname(support.HARNESS)
 EXPECTED = os.path.join(TOP, 'results', 'expected')

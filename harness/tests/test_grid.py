@@ -8,10 +8,10 @@ import re
 import tempfile
 import unittest
 
+import support
 from stickydiff import grid, render_html, render_md, report
 from stickydiff.analysis import analyse
 from stickydiff.flavors import FLAVOR_ORDER
-import support
 
 
 def predictions(analysis):

@@ -85,8 +85,8 @@ class TestPredict(unittest.TestCase):
                 for own in (False, True):
                     want = {
                         ic.RULE_NONE: ps and main,
-                        ic.RULE_V3: (ps and main) or (own and mapped),
-                        ic.RULE_V1: (ps and main) or (own and raw),
+                        ic.RULE_MAPPED: (ps and main) or (own and mapped),
+                        ic.RULE_RAW: (ps and main) or (own and raw),
                     }
                     for rule, deny in want.items():
                         with self.subTest(case=cid, ps=ps, own=own,
@@ -98,10 +98,10 @@ class TestPredict(unittest.TestCase):
         one = case('idmap/d1777-0-l1000/f11000/trail')
         two = case('idmap/d1777-5000-l5000/f0/trail')
         # "own only": v3 and v1 disagree both ways.
-        self.assertEqual(ic.predict(ic.RULE_V3, 0, True, one), ALLOW)
-        self.assertEqual(ic.predict(ic.RULE_V1, 0, True, one), DENY)
-        self.assertEqual(ic.predict(ic.RULE_V3, 0, True, two), DENY)
-        self.assertEqual(ic.predict(ic.RULE_V1, 0, True, two), ALLOW)
+        self.assertEqual(ic.predict(ic.RULE_MAPPED, 0, True, one), ALLOW)
+        self.assertEqual(ic.predict(ic.RULE_RAW, 0, True, one), DENY)
+        self.assertEqual(ic.predict(ic.RULE_MAPPED, 0, True, two), DENY)
+        self.assertEqual(ic.predict(ic.RULE_RAW, 0, True, two), ALLOW)
         # "mainline only": every flavor is mainline.
         for rule in ic.RULES:
             self.assertEqual(ic.predict(rule, 1, False, one), ALLOW)
@@ -112,8 +112,8 @@ class TestPredict(unittest.TestCase):
         # v3y: mainline does not look at an intermediate link, so v1's
         # raw compare is all that decides it.
         two = case('idmap/d1777-5000-l5000/f0/inter')
-        self.assertEqual(ic.predict(ic.RULE_V1, 1, True, two), ALLOW)
-        self.assertEqual(ic.predict(ic.RULE_V3, 1, True, two), DENY)
+        self.assertEqual(ic.predict(ic.RULE_RAW, 1, True, two), ALLOW)
+        self.assertEqual(ic.predict(ic.RULE_MAPPED, 1, True, two), DENY)
         self.assertEqual(ic.predict(ic.RULE_NONE, 1, True, two), ALLOW)
 
     def test_unknown_rule(self):
@@ -128,9 +128,9 @@ class TestFlavors(unittest.TestCase):
                      if f.knob_path}
 
     def test_rule_from_the_knob(self):
-        want = {'base': ic.RULE_NONE, 'v1': ic.RULE_V1,
-                'v1-nosec': ic.RULE_NONE, 'v3': ic.RULE_V3,
-                'v3y': ic.RULE_V3, 'yama': ic.RULE_V1}
+        want = {'base': ic.RULE_NONE, 'v1': ic.RULE_RAW,
+                'v1-nosec': ic.RULE_NONE, 'v3': ic.RULE_MAPPED,
+                'v3y': ic.RULE_MAPPED, 'yama': ic.RULE_RAW}
         for name, rule in want.items():
             with self.subTest(flavor=name):
                 self.assertEqual(ic.rule_of(self.flavors[name]), rule)
@@ -141,8 +141,8 @@ class TestFlavors(unittest.TestCase):
             if name not in FLAVORS:
                 continue
             d = FLAVORS[name]
-            want = {None: ic.RULE_NONE, 'v1': ic.RULE_V1, 'yama': ic.RULE_V1,
-                    'v3': ic.RULE_V3}[d.own if d.compiled else None]
+            want = {None: ic.RULE_NONE, 'v1': ic.RULE_RAW, 'yama': ic.RULE_RAW,
+                    'v3': ic.RULE_MAPPED}[d.own if d.compiled else None]
             with self.subTest(flavor=name):
                 self.assertEqual(ic.rule_of(f), want)
 
@@ -174,7 +174,7 @@ class TestFlavors(unittest.TestCase):
     def test_plan_lines(self):
         f = self.flavors['v3']
         sets = ic.settings(f, self.owns)
-        text = ic.plan_text(f.name, ic.RULE_V3, sets)
+        text = ic.plan_text(f.name, ic.RULE_MAPPED, sets)
         lines = text.splitlines()
         self.assertIn('map 0 10000 2000', lines)
         self.assertIn('target idmap 10000', lines)

@@ -19,7 +19,7 @@ from experiments import idmapjudge as ij  # noqa: E402
 FLAVORS = flv.load()
 OWNS = {f.knob_path for f in FLAVORS.values() if f.knob_path}
 SETS = ic.settings(FLAVORS['v1'], OWNS)
-RULE = ic.RULE_V1
+RULE = ic.RULE_RAW
 
 
 def knob_value(v):
@@ -83,7 +83,7 @@ class TestJudge(unittest.TestCase):
 
     def test_wrong_rule_fails(self):
         # The guest ran v1; the host predicting v3 must not pass it.
-        rows, _ = self.judge(good_records(), rule=ic.RULE_V3)
+        rows, _ = self.judge(good_records(), rule=ic.RULE_MAPPED)
         bad = {(r['setting'], r['id']) for r in rows if not r['ok']}
         self.assertIn(('ps0-own1', 'idmap/d1777-0-l1000/f11000/trail'), bad)
         self.assertIn(('ps0-own1', 'idmap/d1777-5000-l5000/f0/trail'), bad)

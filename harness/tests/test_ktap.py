@@ -13,12 +13,12 @@ import os
 import tempfile
 import unittest
 
+import support
 from boot import qemu
 from stickydiff import caseids
 from stickydiff.load import load_flavor, parse
 from suite import expect
 from suite import ktap
-import support
 
 TOP = os.path.dirname(support.HARNESS)
 EXPECTED = os.path.join(TOP, 'results', 'expected')

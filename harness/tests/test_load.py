@@ -5,10 +5,10 @@ import os
 import tempfile
 import unittest
 
+import support
 from stickydiff import diff, load
 from stickydiff.analysis import analyse
 from stickydiff.load import LoadError
-import support
 
 
 class LoadTest(unittest.TestCase):

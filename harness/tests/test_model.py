@@ -3,10 +3,10 @@
 import copy
 import unittest
 
+import support
 from stickydiff import model
 from stickydiff.flavors import STAGE_LSM_2010
 from stickydiff.model import Config, config_for, predict
-import support
 
 
 def predicted(name, flavor, setting):

@@ -5,8 +5,8 @@ import os
 import tempfile
 import unittest
 
-from stickydiff import regress
 import support
+from stickydiff import regress
 
 
 class RegressTest(unittest.TestCase):

@@ -13,9 +13,9 @@ import tempfile
 import unittest
 
 import pngread
+import support
 from stickydiff import render_html, report
 from stickydiff.analysis import analyse
-import support
 
 CHROMIUM = "/usr/bin/chromium"
 TOP = os.path.dirname(support.HARNESS)
