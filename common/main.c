@@ -136,15 +136,7 @@ int main(int argc, char **argv)
 	t_start = now_ms();
 	out_console("KTAP version 1\n");
 
-	if (ident_init(why, sizeof why)) {
-		out_console("# %s\n", why);
-		out_error("", "%s", why);
-		out_flush();
-		if (pid1)
-			standalone_end(1);
-		return 1;
-	}
-	if (knobs_open_checked(why, sizeof why)) {
+	if (ident_init(why, sizeof why) || knobs_open_checked(why, sizeof why)) {
 		out_console("# %s\n", why);
 		out_error("", "%s", why);
 		out_flush();

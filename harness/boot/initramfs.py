@@ -82,17 +82,22 @@ def build(init, programs, out, data=None, busybox=BUSYBOX):
     c.symlink('bin/sh', 'busybox')
     for guest, host in sorted(programs.items()):
         c.file(guest.lstrip('/'), _static_check(host))
-    made = set(STANDARD_DIRS)
-    for guest, blob in sorted((data or {}).items()):
+    _data_files(c, data or {}, set(STANDARD_DIRS))
+    data = gzip.compress(c.finish(), compresslevel=6, mtime=0)
+    return _write_if_changed(out, data)
+
+
+def _data_files(c, files, made):
+    """Adds files ({guest path: bytes}, mode 0644) to c with the parent
+    directories (0755) not in `made`."""
+    for guest in sorted(files):
         parts = guest.strip('/').split('/')[:-1]
         for i in range(1, len(parts) + 1):
             d = '/'.join(parts[:i])
             if d not in made:
                 made.add(d)
                 c.dir(d)
-        c.file(guest.lstrip('/'), blob, perm=0o644)
-    data = gzip.compress(c.finish(), compresslevel=6, mtime=0)
-    return _write_if_changed(out, data)
+        c.file(guest.strip('/'), files[guest], perm=0o644)
 
 
 def _write_if_changed(out, data):
@@ -113,15 +118,7 @@ def append(base, files, out):
     of `files` ({guest path: bytes}, mode 0644, parent directories
     0755). Only if it changed."""
     c = Cpio()
-    dirs = set()
-    for guest in sorted(files):
-        parts = guest.strip('/').split('/')[:-1]
-        for i in range(1, len(parts) + 1):
-            d = '/'.join(parts[:i])
-            if d not in dirs:
-                dirs.add(d)
-                c.dir(d)
-        c.file(guest.strip('/'), files[guest], perm=0o644)
+    _data_files(c, files, set())
     with open(base, 'rb') as f:
         data = f.read()
     return _write_if_changed(out, data + gzip.compress(
