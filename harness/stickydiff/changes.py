@@ -1,12 +1,15 @@
-"""What changed between the two postings (v1, then v3) and on to
-mainline, where in the patches.
+"""What changed between the two postings and on to mainline, where in
+the patches.
 
-Each Change names a line of each posting's series by a marker string,
-found in the patch files at report time (so a reworked patch moves the
-line number, and a vanished marker says so), and the causes whose case
-counts it explains.  Which revisions the postings are is data: postings().
+The table is data: harness/changes.ini, one section per Change, read by
+load_changes() into CHANGES.  Each Change names a line of each posting's
+series by a marker string, found in the patch files at report time (so a
+reworked patch moves the line number, and a vanished marker says so), and
+the causes whose case counts it explains.  Which revisions the postings
+are is data too: postings().
 """
 
+import configparser
 import os
 from dataclasses import dataclass
 from typing import Tuple
@@ -18,78 +21,89 @@ from .flavors import FLAVORS
 @dataclass(frozen=True)
 class Change:
     what: str
-    first: Tuple[str, ...]      # markers in the first posting (v1),
-    second: Tuple[str, ...]     # in the second (v3); first found wins
+    first: Tuple[str, ...]      # markers in the first posting,
+    second: Tuple[str, ...]     # in the second; first found wins
     causes: Tuple[str, ...]     # whose cases this change explains
     decision: str
     note: str = ""
 
 
 def postings(flavors=FLAVORS):
-    """The revisions the flavors carry, in flavors.ini order (v1, v3, then
-    later ones); CHANGES compares the first two."""
+    """The revisions the flavors carry, in flavors.ini order (the two
+    postings, then later ones); CHANGES compares the first two."""
     return tuple(dict.fromkeys(f.own for f in flavors.values() if f.own))
 
 
-HOOK = ("LSM_HOOK_INIT(inode_follow_link",)
-HOOK_CALL = ("error = security_inode_follow_link(",)
-STICKY_CALL = ("error = may_follow_sticky_link(", "may_follow_sticky_link(")
-LOG = "non-matching-uid symlink following attempted"
+CHANGES_INI = os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "changes.ini")
+# The keys of a section of changes.ini: Change's fields, `note` optional.
+KEYS = ("what", "first", "second", "causes", "decision")
+OPTIONAL = ("note",)
 
-CHANGES = (
-    Change("where the rule runs: an LSM hook (v1) or the VFS path walk"
-           " (v3)",
-           HOOK, STICKY_CALL, (causes.PLACEMENT,),
-           "design (v3: \"move into VFS core\")",
-           "same outcome; which rule refuses, and so the log, differs"),
-    Change("where 6.1 asks v1's LSM hook: after touch_atime() (a refused"
-           " follow still touches the link's atime) or before it, as 2010"
-           " did", HOOK_CALL + HOOK, (), (causes.ARTIFACT_ATIME_CAUSE,),
-           "porting (docs/porting.md)"),
-    Change("where 6.1 asks v1's LSM hook: after the nosymfollow /"
-           " RESOLVE_NO_SYMLINKS test (ELOOP instead of EACCES) or before"
-           " it, as 2010 did", HOOK_CALL + HOOK, (),
-           (causes.ARTIFACT_ELOOP_CAUSE,), "porting (docs/porting.md)"),
-    Change("default: protected at boot (v1) or off unless"
-           " CONFIG_PROTECTED_STICKY_SYMLINKS=y (v3)",
-           ("static int weak_sticky_symlinks;",),
-           ("IS_ENABLED(CONFIG_PROTECTED_STICKY_SYMLINKS)",
-            "= CONFIG_PROTECTED_STICKY_SYMLINKS;"),
-           (causes.DEFAULT_VALUE,), "design (v3: \"add CONFIG entry for"
-           " build-time default\")"),
-    Change("the rule needs CONFIG_SECURITY=y (v1's hook is in"
-           " capability_hooks[])",
-           HOOK, STICKY_CALL, (causes.CONFIG_DEP,),
-           "design (follows from the LSM placement)"),
-    Change("knob name and polarity: weak-sticky-symlinks (0 = protected) vs"
-           " protected-sticky-symlinks (1 = protected)",
-           ('"weak-sticky-symlinks"',), ('"protected-sticky-symlinks"',),
-           (causes.INTERFACE,), "design (v3: \"rename sysctl, invert"
-           " logic\")", "interface only: no case changes"),
-    Change("log text", (LOG,), (LOG,),
-           (causes.LOG_TEXT,), "design (v3 says \"sticky world-writable"
-           " directory\")"),
-    Change("documentation: kernel.rst (v1, although the file is in"
-           " /proc/sys/fs) vs fs.rst (v3)", ("+weak-sticky-symlinks",),
-           ("+protected-sticky-symlinks",), (causes.INTERFACE,), "design",
-           "interface only: no case changes"),
-    Change("the redundant S_ISLNK() test (dropped in v2)",
-           ("if (S_ISLNK(inode->i_mode) &&",), (), (), "design (v2)",
-           "no behaviour change: `make reviewer-path` adds v2 as data and"
-           " shows 0 outcome differences against v1"),
-    Change("-> Yama (June 2010): v1's check in Kees Cook's own LSM, on by"
-           " default (kernel.yama.protected_sticky_symlinks); flavor yama",
-           (), (), (causes.LOG_TEXT,), "design (the LSM placement"
-           " Biederman and Cox asked for)",
-           "same outcomes as v1 (pair v1 vs yama); the log adds the link"
-           " owner"),
-    Change("-> mainline 3.6 fs.protected_symlinks (base): trailing links only",
-           (), ("Unlike may_follow_link()", "if (flags & WALK_TRAILING) {"),
-           (causes.INTERMEDIATE, causes.MAINLINE_OFF),
-           "design (upstream: may_follow_link() for the last component"
-           " only)", "mainline (base) carries no series; the v3 line says"
-           " where it differs"),
-)
+
+class ChangesError(ValueError):
+    """changes.ini is missing or does not describe a table of Changes."""
+
+
+def _text(value):
+    """A text value: its lines joined with a space."""
+    return " ".join(line.strip() for line in value.splitlines()
+                    if line.strip())
+
+
+def _lines(value):
+    """A list value: one item a line, blank lines dropped."""
+    return tuple(line.strip() for line in value.splitlines()
+                 if line.strip())
+
+
+def load_changes(path=CHANGES_INI, known=causes.CAUSES):
+    """The Changes of `path` (harness/changes.ini), in section order;
+    every cause must be a label of `known`."""
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        with open(path, encoding="utf-8") as stream:
+            parser.read_file(stream)
+    except FileNotFoundError:
+        raise ChangesError("%s is missing: it holds the report's \"what"
+                           " changed\" table, one section per change"
+                           % path) from None
+    except configparser.Error as err:
+        raise ChangesError("%s: %s" % (path, err)) from None
+    if not parser.sections():
+        raise ChangesError("%s: no changes (one section per change)"
+                           % path)
+    out = []
+    for name in parser.sections():
+        section = parser[name]
+        where = "%s [%s]" % (path, name)
+        missing = [k for k in KEYS if k not in section]
+        if missing:
+            raise ChangesError("%s: missing %s" % (where,
+                                                   ", ".join(missing)))
+        unknown = [k for k in section if k not in KEYS + OPTIONAL]
+        if unknown:
+            raise ChangesError("%s: unknown key %s; the keys are %s" % (
+                where, ", ".join(unknown), ", ".join(KEYS + OPTIONAL)))
+        for key in ("what", "decision"):
+            if not _text(section[key]):
+                raise ChangesError("%s: %s is empty" % (where, key))
+        labels = _lines(section["causes"])
+        for label in labels:
+            if label not in known:
+                raise ChangesError(
+                    "%s: unknown cause %r; causes are the labels of"
+                    " stickydiff/causes.py: %s" % (
+                        where, label, "; ".join(known)))
+        out.append(Change(_text(section["what"]),
+                          _lines(section["first"]),
+                          _lines(section["second"]), labels,
+                          _text(section["decision"]),
+                          _text(section.get("note", ""))))
+    return tuple(out)
+
+
+CHANGES = load_changes()
 
 
 def series_patches(top, series):

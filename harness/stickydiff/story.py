@@ -1,7 +1,7 @@
 """The report's story: the rule as one picture (the rule, the core
 matrix with trailing and intermediate links, the heatmap), and what
-changed between the two postings (v1, v3) and on to mainline, line by
-line."""
+changed between the two postings and on to mainline, line by line (the
+table of harness/changes.ini)."""
 
 from . import changes, doc, pictures
 from .doc import Code, Link, Mark, Strong, cell, joined

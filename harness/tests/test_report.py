@@ -7,9 +7,9 @@ import tempfile
 import unittest
 from html.parser import HTMLParser
 
+import support
 from stickydiff import causes, doc, render_html, render_md, report
 from stickydiff.analysis import analyse
-import support
 
 VOID = {"meta", "br", "hr", "img", "input", "link", "col", "wbr"}
 
