@@ -85,7 +85,8 @@ def load(name, top):
             cp.read_file(f)
     except FileNotFoundError:
         raise HarnessError(f'{path} is missing: every revision directory '
-                           f'describes its rule there (see v1/{FILE} and '
+                           f'describes its rule there (see an existing '
+                           f'revision\'s {FILE} and '
                            f'docs/reviewing.md)') from None
     except configparser.Error as e:
         raise HarnessError(f'{path}: {e}') from None

@@ -5,7 +5,8 @@
   sticky.py run FLAVOR -- CMD...     boot FLAVOR and run CMD as the guest job
   sticky.py smoke [FLAVOR...]        boot each flavor, check its knobs at boot
   sticky.py suite [FLAVOR...]        run the shared suite, write results
-  sticky.py posted-check             v3 as posted must not build with =n
+  sticky.py posted-check             the posted initialiser must not build
+                                     with its option unset
   sticky.py stress [FLAVOR...]       -smp 2 follow/rename/chmod/chown/knob
                                      stress (default: the lockdep flavors)
   sticky.py static-check [FLAVOR...] sparse and W=1 on the touched objects,

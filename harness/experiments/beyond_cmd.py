@@ -1,6 +1,6 @@
 """sticky.py attack / beyond-bench / beyond-report: boots the issue-6 guest
 programs and writes build/results/beyond.json, build/results/bench.json,
-build/results/bench.txt and build/results/beyond.md (see harness/experiments/beyond.py).
+build/results/bench.txt and build/results/beyond.md (see beyond.py).
 The committed results/beyond.md changes only through `make bless`."""
 
 import os

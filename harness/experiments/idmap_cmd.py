@@ -1,12 +1,12 @@
 """sticky.py idmap: sticky symlinks through an idmapped mount (issue 11).
 
 For each flavor: the host predicts every case from the flavor's rule
-(harness/experiments/idmapcases.py), makes a 4 MiB ext4 image (mkfs.ext4, no root
-needed), and boots the flavor (TCG, hard timeout) with an initramfs of its
-own: the usual one plus /etc/idmap.plan and /idmap.img. The guest
-(common/idmap.c) mounts the image plain and idmapped, runs the plan and
-prints KTAP; the host re-judges its records (harness/experiments/idmapjudge.py) and
-writes build/results/<flavor>.idmap.json.
+(idmapcases.py), makes a 4 MiB ext4 image (mkfs.ext4, no root needed), and
+boots the flavor (TCG, hard timeout) with an initramfs of its own: the
+usual one plus /etc/idmap.plan and /idmap.img. The guest (common/idmap.c)
+mounts the image plain and idmapped, runs the plan and prints KTAP; the
+host re-judges its records (idmapjudge.py) and writes
+build/results/<flavor>.idmap.json.
 """
 
 import gzip

@@ -114,7 +114,7 @@ CASES = (
     Case('idmap', ROOT_DIR, 11000, 'case 1 as an intermediate link: '
          'mainline does not check it', 'inter'),
     Case('idmap', UNMAPPED, 0, 'case 2 as an intermediate link: no '
-         'mainline check behind v1', 'inter'),
+         'mainline check behind an LSM hook', 'inter'),
     Case('idmap', ROOT_DIR, 1000, 'the raw owner follows an intermediate '
          'link', 'inter'),
     Case('plain', ROOT_DIR, 0, 'control: only the own rules check an '

@@ -41,9 +41,9 @@ class Cause:
 
 CAUSES = {c.name: c for c in (
     Cause(DEFAULT_VALUE, "design",
-          "the knobs' boot values differ (setting `boot` only): v1 is on"
-          " by default, v3 off unless built with"
-          " CONFIG_PROTECTED_STICKY_SYMLINKS=y"),
+          "the knobs' boot values differ (setting `boot` only): one rule"
+          " is on by default, the other off (for instance unless built"
+          " with its Kconfig default set)"),
     Cause(KNOB_SETTING, "setting",
           "the knobs in force differ in this joined setting"),
     Cause(PLACEMENT, "design",
@@ -60,8 +60,9 @@ CAUSES = {c.name: c for c in (
           " component, or inside a link's body); the revisions check every"
           " link, mainline's may_follow_link() only the trailing one"),
     Cause(CONFIG_DEP, "configuration",
-          "the rule is compiled out: v1's LSM hook needs CONFIG_SECURITY=y;"
-          " without it the knob exists, accepts writes and does nothing"),
+          "the rule is compiled out: an LSM hook needs CONFIG_SECURITY=y"
+          " (revision.ini `needs`); without it the knob exists, accepts"
+          " writes and does nothing"),
     Cause(INTERFACE, "design",
           "knob name, polarity, mode, accepted inputs, documentation or"
           " Kconfig differ"),
@@ -69,13 +70,13 @@ CAUSES = {c.name: c for c in (
           "the two rules print different messages (mainline prints none)"),
     Cause(ARTIFACT_ATIME_CAUSE, "porting",
           "6.1 calls security_inode_follow_link() after touch_atime(), so a"
-          " follow v1 refuses still updates the link's atime; in 2010 the"
-          " hook ran before"),
+          " follow the hook refuses still updates the link's atime; in 2010"
+          " the hook ran before"),
     Cause(ARTIFACT_ELOOP_CAUSE, "porting",
           "6.1 tests nosymfollow / RESOLVE_NO_SYMLINKS before calling"
-          " security_inode_follow_link(), so v1 answers ELOOP where a rule"
-          " that runs before that test answers EACCES; in 2010 the hook ran"
-          " before"),
+          " security_inode_follow_link(), so the hook answers ELOOP where a"
+          " rule that runs before that test answers EACCES; in 2010 the hook"
+          " ran before"),
     Cause(CONTROL_DIFFERS, "run",
           "the same operation on the target, without any link, gave"
           " different results in the two kernels (observed), which no"

@@ -108,7 +108,7 @@ def uid_of(name):
 
 
 def sticky_denies(link, fsuid):
-    """The 2010 rule, shared by v1, v3 and mainline."""
+    """The 2010 rule, shared by every revision and by mainline."""
     owner = uid_of(link["owner"])
     mode = int(link["dir_mode"], 8)
     sticky_ww = mode & (S_ISVTX | S_IWOTH) == (S_ISVTX | S_IWOTH)
