@@ -9,7 +9,8 @@
 # explains every case (0 unexplained), and the report's "v1 vs v2" pair
 # shows 0 outcome differences. Needs `make` (or the kernels and suite
 # steps of `make check`) first: the copy borrows build/pristine, v1's
-# kernel and v1's results. The last line is "N passed, N failed".
+# kernel and v1's results, and is removed when everything passed (a
+# kernel tree and its objects). The last line is "N passed, N failed".
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 scratch=$top/build/reviewer-path
@@ -95,5 +96,11 @@ EOF
 name="the report has the v1 vs v2 section"
 check grep -q "v1 vs v2" results/report.md
 echo "reviewer path took $((SECONDS - t0))s"
+if [ "$fail" -eq 0 ]; then
+	# a kernel tree and its objects: kept only when something failed
+	cd "$top"
+	rm -rf "$scratch"
+	git -C build/pristine worktree prune
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
