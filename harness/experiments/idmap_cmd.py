@@ -9,7 +9,6 @@ host re-judges its records (idmapjudge.py) and writes
 build/results/<flavor>.idmap.json.
 """
 
-import gzip
 import os
 import shutil
 import subprocess
@@ -17,7 +16,6 @@ import time
 
 import flavors as flv
 from boot import guest
-from boot import initramfs
 from boot import qemu
 from boot.lock import BuildLock
 from experiments import idmapcases as ic
@@ -64,21 +62,13 @@ def build_guest(build):
 
 
 def make_initrd(build, name, plan, image):
-    """The shared initramfs with a second archive appended (the kernel
-    unpacks concatenated archives): the plan and the image."""
-    d = os.path.join(build, 'idmap')
-    base = initramfs.build(guest.build_init(build),
-                           guest.guest_programs(build),
-                           os.path.join(d, 'shared.cpio.gz'))
-    c = initramfs.Cpio()
-    c.file(PLAN.lstrip('/'), plan.encode(), perm=0o644)
+    """The shared initramfs (with the knob listing) and a second archive
+    appended (the kernel unpacks concatenated archives): the plan and the
+    image."""
     with open(image, 'rb') as f:
-        c.file(IMAGE.lstrip('/'), f.read(), perm=0o644)
-    out = os.path.join(d, f'{name}.initrd.gz')
-    with open(base, 'rb') as f, open(out, 'wb') as o:
-        o.write(f.read())
-        o.write(gzip.compress(c.finish(), compresslevel=6, mtime=0))
-    return out
+        files = {PLAN: plan.encode(), IMAGE: f.read()}
+    return guest.initrd_with(build, files, os.path.join(
+        build, 'idmap', f'{name}.initrd.gz'))
 
 
 def own_knobs(path):
