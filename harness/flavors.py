@@ -73,8 +73,8 @@ def common_config(path=COMMON_CONFIG):
 
 
 def load(path=INI, top=None):
-    """{name: Flavor}; revision directories are read under `top` (the
-    project, or the directory above the flavors file's folder)."""
+    """{name: Flavor}; revision directories are read under `top` (default:
+    the project)."""
     top = top or TOP
     cp = configparser.ConfigParser(interpolation=None)
     with open(path, encoding='utf-8') as f:
