@@ -66,6 +66,7 @@ struct setting { char label[32]; int ps, own; int boot; };
 /* cases of one group: pass, fail and xfail judged against the expectations,
  * error: self-check failed (error record), skip: not run */
 struct group_result { int pass, fail, xfail, skip, error; };
+void runner_timing(long ncases);
 int run_cases(const struct setting *s, const struct case_spec *cases, int ncases, int group,
 	      const char *name, const struct expect_set *ex, struct group_result *gr);
 int apply_setting(const struct setting *s, char *why, size_t n);

@@ -272,6 +272,7 @@ int main(int argc, char **argv)
 end:
 	if (printk_level > 4)
 		klogctl(8, NULL, printk_level);
+	runner_timing(ncases);
 	out_timing("suite", now_ms() - t_start, ncases);
 	out_flush();
 	{

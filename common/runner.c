@@ -88,6 +88,30 @@ static int tidy(int op, const char *aux, const struct case_spec *c)
 	return 0;
 }
 
+/* Where the guest's time goes, per phase of a case ("# timing phase ..."). */
+enum phase { PH_PREP, PH_SWITCH, PH_CONTROL, PH_OP, PH_RESTORE, PH_RECORD, PH_VERDICT, N_PHASE };
+static const char *const phase_names[N_PHASE] = { "prep", "switch", "control", "op", "restore",
+						   "record", "verdict" };
+static double phase_ms[N_PHASE], phase_t;
+
+static void phase_end(enum phase p)
+{
+	double t = now_ms();
+
+	phase_ms[p] += t - phase_t;
+	phase_t = t;
+}
+
+void runner_timing(long ncases)
+{
+	char what[32];
+
+	for (int p = 0; p < N_PHASE; p++) {
+		snprintf(what, sizeof what, "phase %s", phase_names[p]);
+		out_timing(what, phase_ms[p], ncases);
+	}
+}
+
 /* What a recorded case showed, as the expectation file spells it. */
 struct seen {
 	char res[32], ctl[32];
@@ -122,7 +146,7 @@ static int run_one(const struct setting *s, const struct case_spec *c, struct jb
 	for (int i = L.nmk - 1; i >= 0; i--)
 		if (ensure_link(&L.mk[i], why, sizeof why))
 			goto fail;
-	if (check_target(c->target, why, sizeof why) || knobs_expected_ok(s, why, sizeof why))
+	if (check_target(c->target, why, sizeof why))
 		goto fail;
 	{
 		struct timespec ts[2] = { { 1, 0 }, { 0, UTIME_OMIT } };
@@ -133,9 +157,11 @@ static int run_one(const struct setting *s, const struct case_spec *c, struct jb
 		}
 	}
 
+	phase_end(PH_PREP);
 	if (ident_switch(c->follower, why, sizeof why))
 		goto fail_restore;
 	ident_read(&ids);
+	phase_end(PH_SWITCH);
 	if (L.has_control) {
 		cret = do_op(c->op, L.ctl_target, hl0, chown_uid, &cerr);
 		if (tidy(c->op, hl0, c)) {
@@ -153,7 +179,9 @@ static int run_one(const struct setting *s, const struct case_spec *c, struct jb
 			goto fail_restore;
 		}
 	}
+	phase_end(PH_CONTROL);
 	ret = do_op(c->op, L.path, aux, chown_uid, &err);
+	phase_end(PH_OP);
 	if (ident_restore(why, sizeof why)) {
 		out_error(id, "%s", why);
 		return -2;	/* identity lost: fatal */
@@ -167,6 +195,7 @@ static int run_one(const struct setting *s, const struct case_spec *c, struct jb
 	if ((c->op == OP_RENAME || c->op == OP_UNLINK) && ret == 0 &&
 	    ensure_link(&L.mk[0], why, sizeof why))
 		goto fail;
+	phase_end(PH_RESTORE);
 
 	jb_begin(j);
 	jb_str(j, "type", "case");
@@ -233,6 +262,7 @@ static int run_one(const struct setting *s, const struct case_spec *c, struct jb
 	}
 	jb_end(j);
 	out_json(j);
+	phase_end(PH_RECORD);
 	return 0;
 
 fail_restore:
@@ -252,6 +282,14 @@ fail:
 }
 
 #define FAILED_SHOWN 20	/* "# failed:" lines per group */
+#define BLOCK 32	/* cases judged between two reads of the knobs */
+
+/* A case run but not yet reported: its verdict stands only once the knobs
+ * read back as the setting wants after it. */
+struct pending {
+	int num, verdict;	/* a V_* or -1: self-check error */
+	char id[192], diag[512];
+};
 
 static void case_line(int ok, int num, const char *id, const char *directive)
 {
@@ -261,6 +299,43 @@ static void case_line(int ok, int num, const char *id, const char *directive)
 	out_console("  %s", b);
 }
 
+/* Reports a block: the knobs are read once after its cases (they were read
+ * before them too), so a knob that moved turns every case of the block into
+ * an error instead of a verdict taken under the wrong setting. */
+static void flush_block(const struct setting *s, struct pending *p, int np,
+			struct group_result *gr)
+{
+	char why[256], d2[560];
+	int knobs_ok = knobs_expected_ok(s, why, sizeof why) == 0;
+
+	for (int i = 0; i < np; i++) {
+		if (!knobs_ok && p[i].verdict != -1) {
+			out_error(p[i].id, "after its block: %s", why);
+			p[i].verdict = -1;
+		}
+		switch (p[i].verdict) {
+		case -1:
+			gr->error++;
+			case_line(0, p[i].num, p[i].id,
+				  "ERROR self-check failed (its error record says why)");
+			break;
+		case V_PASS:
+			gr->pass++;
+			case_line(1, p[i].num, p[i].id, NULL);
+			break;
+		case V_XFAIL:
+			gr->xfail++;
+			snprintf(d2, sizeof d2, "XFAIL %s", p[i].diag);
+			case_line(1, p[i].num, p[i].id, d2);
+			break;
+		default:
+			if (++gr->fail <= FAILED_SHOWN)
+				out_console("  # failed: %s\n", p[i].diag);
+			case_line(0, p[i].num, p[i].id, NULL);
+		}
+	}
+}
+
 /* Runs one group of one setting: a KTAP subtest with one result per case,
  * judged against the expectations. Returns -1 when the identity could not
  * be restored (the rest of the group is skipped), else 0. */
@@ -268,15 +343,21 @@ int run_cases(const struct setting *s, const struct case_spec *cases, int ncases
 	      const char *name, const struct expect_set *ex, struct group_result *gr)
 {
 	static struct jb j;
-	char id[192], diag[512], d2[560];
-	int num = 0, total = 0, fatal = 0;
+	static struct pending pend[BLOCK];
+	char why[256];
+	int num = 0, total = 0, fatal = 0, np = 0;
 
 	memset(gr, 0, sizeof *gr);
 	for (int i = 0; i < ncases; i++)
 		total += cases[i].group == group;
 	out_console("  KTAP version 1\n  # Subtest: %s\n  1..%d\n", name, total);
+	if (knobs_expected_ok(s, why, sizeof why)) {
+		out_error(name, "before the group: %s", why);
+		fatal = 1;
+	}
 	for (int i = 0; i < ncases; i++) {
 		const struct case_spec *c = &cases[i];
+		struct pending *p = &pend[np];
 		struct seen seen;
 		struct observed o;
 		int r;
@@ -284,42 +365,42 @@ int run_cases(const struct setting *s, const struct case_spec *cases, int ncases
 		if (c->group != group)
 			continue;
 		num++;
-		case_id(c, id, sizeof id);
 		if (fatal) {
+			char id[192];
+
+			case_id(c, id, sizeof id);
 			gr->skip++;
-			case_line(1, num, id, "SKIP not run: the identity could not be restored");
+			case_line(1, num, id, fatal == 1 ? "SKIP not run: the knobs are not the setting's"
+				  : "SKIP not run: the identity could not be restored");
 			continue;
 		}
+		phase_t = now_ms();
+		p->num = num;
+		case_id(c, p->id, sizeof p->id);
 		r = run_one(s, c, &j, &seen);
 		if (r < 0) {
-			gr->error++;
-			case_line(0, num, id, "ERROR self-check failed (its error record says why)");
-			fatal = r == -2;
-			continue;
+			p->verdict = -1;
+			if (r == -2)
+				fatal = 2;
+		} else {
+			o.res = seen.res;
+			o.atime = seen.atime;
+			o.ctl = seen.has_ctl ? seen.ctl : NULL;
+			p->verdict = expect_judge(ex, s->label, p->id, &o, p->diag, sizeof p->diag);
 		}
-		o.res = seen.res;
-		o.atime = seen.atime;
-		o.ctl = seen.has_ctl ? seen.ctl : NULL;
-		switch (expect_judge(ex, s->label, id, &o, diag, sizeof diag)) {
-		case V_PASS:
-			gr->pass++;
-			case_line(1, num, id, NULL);
-			break;
-		case V_XFAIL:
-			gr->xfail++;
-			snprintf(d2, sizeof d2, "XFAIL %s", diag);
-			case_line(1, num, id, d2);
-			break;
-		default:
-			if (++gr->fail <= FAILED_SHOWN)
-				out_console("  # failed: %s\n", diag);
-			case_line(0, num, id, NULL);
+		if (++np == BLOCK || fatal) {
+			flush_block(s, pend, np, gr);
+			np = 0;
 		}
+		phase_end(PH_VERDICT);
 	}
+	flush_block(s, pend, np, gr);
+	if (fatal == 1)
+		gr->error++;	/* the group did not run: it fails */
 	if (gr->fail > FAILED_SHOWN)
 		out_console("  # failed: %d more in %s (their not ok lines above)\n",
 			    gr->fail - FAILED_SHOWN, name);
 	out_console("  # %s: pass:%d fail:%d xfail:%d skip:%d error:%d\n", name, gr->pass, gr->fail,
 		    gr->xfail, gr->skip, gr->error);
-	return fatal ? -1 : 0;
+	return fatal == 2 ? -1 : 0;
 }

@@ -402,5 +402,50 @@ class TestBootFaults(Harness):
         self.interrupt(signal.SIGTERM)
 
 
+
+@unittest.skipUnless(os.path.isfile(BASE_IMAGE),
+                     f'{BASE_IMAGE} is absent: build it with `make kernel '
+                     f'FLAVOR=base`')
+class TestKnobMoved(Harness):
+    """A knob written while the suite runs: the suite reads the knobs
+    around each block of cases, so the cases after the write are errors,
+    never verdicts taken under the wrong setting."""
+
+    def test_knob_written_mid_group(self):
+        guest = os.path.join(self.build, 'guest')
+        res = subprocess.run(
+            ['make', '--no-print-directory', '-C',
+             os.path.join(TOP, 'common'), f'OUT={guest}',
+             *(os.path.join(guest, p)
+               for p in ('sticky-suite', 'fault_knobflip'))],
+            capture_output=True, text=True)
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+        os.makedirs(os.path.join(self.build, 'base'))
+        os.symlink(BASE_IMAGE, os.path.join(self.build, 'base', 'bzImage'))
+        self.addCleanup(lambda: self.assertEqual(qemu_of(self.tmp), []))
+        res = self.sticky('run', 'base', '--timeout', '90', '--',
+                          '/bin/fault_knobflip')
+        with open(os.path.join(self.build, 'logs', 'base-run',
+                               'console.log'), encoding='utf-8',
+                  errors='replace') as f:
+            lines = f.read().splitlines()
+        self.assertNotEqual(res.returncode, 0, res.stdout)
+        flipped = [i for i, line in enumerate(lines)
+                   if line.startswith('# fault_knobflip: wrote')]
+        self.assertEqual(len(flipped), 1, '\n'.join(lines[-40:]))
+        cases = [line.strip() for line in lines
+                 if line.lstrip().startswith(('ok ', 'not ok '))
+                 and ' - m/' in line]
+        errors = [i for i, line in enumerate(cases)
+                  if 'ERROR self-check failed' in line]
+        self.assertTrue(errors, 'no case became an error')
+        self.assertGreater(errors[0], 0, 'the cases before the write ran')
+        self.assertEqual(errors, list(range(errors[0], len(cases))),
+                         'every case from the write on is an error')
+        self.assertTrue(any('after its block: knob' in line
+                            and 'protected_symlinks reads' in line
+                            for line in lines), '\n'.join(lines[-40:]))
+
+
 if __name__ == '__main__':
     unittest.main()
