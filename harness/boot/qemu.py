@@ -12,6 +12,7 @@ import selectors
 import shutil
 import signal
 import subprocess
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -118,6 +119,24 @@ def qemu_argv(b, console_pipe=True):
     return argv
 
 
+# QEMUs started by run() and not yet reaped: several boots may run at once
+# in threads (sticky.py suite --jobs), and the main thread stops them all.
+_live = set()
+_live_lock = threading.Lock()
+
+
+def stop_all():
+    """Kills every QEMU that run() started and has not reaped (the main
+    thread's answer to Ctrl-C while boots run in other threads)."""
+    with _live_lock:
+        procs = list(_live)
+    for proc in procs:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
 def _kill(proc):
     if proc.poll() is None:
         try:
@@ -179,6 +198,8 @@ def run(b):
     except OSError as e:
         return Outcome('qemu-failed', console=console, results=results,
                        reason=str(e))
+    with _live_lock:
+        _live.add(proc)
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout, selectors.EVENT_READ)
     sel.register(proc.stderr, selectors.EVENT_READ)
@@ -221,6 +242,8 @@ def run(b):
         finally:
             _kill(proc)
             sel.close()
+            with _live_lock:
+                _live.discard(proc)
     seconds = time.monotonic() - t0
     with open(console, encoding='utf-8', errors='replace') as f:
         text = f.read()

@@ -3,8 +3,10 @@
 import argparse
 import json
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 from boot import guest
+from boot import qemu
 from boot.lock import BuildLock
 from boot.run import add_boot_opts, boot, chosen_flavors, report_outcome
 from stages import HarnessError, log
@@ -117,44 +119,72 @@ def need_suite(build_dir):
 def cmd_suite(args):
     need_suite(args.build_dir)
     chosen = chosen_flavors(args)
+    jobs = max(1, min(args.jobs, len(chosen)))
     failed = 0
     outdir = os.path.join(args.build_dir, 'results')
     with BuildLock(args.build_dir, wait=not args.no_wait):
-        for f in chosen:
-            exp = Expectations(args, f)
-            log(f'{f.name}: expectations of {exp.label} ({exp.path})')
-            job = ['/bin/sticky-suite', *args.suite_args]
-            out = boot(args, f, job, exp.tag, args.timeout,
-                       echo=_ktap_echo if not args.console else print,
-                       initrd=exp.initrd)
-            ktap.settle(out)
-            report_outcome(f.name, out)
-            if out.verdict not in ('passed', 'failed'):
-                failed += 1
-                continue
-            obj = results.assemble(f.name, results.parse_stream(out.results),
-                                   out.status)
-            where = outdir if exp.own else os.path.dirname(out.console)
-            results.write_json(obj, os.path.join(where, f'{f.name}.json'))
-            if exp.own:
-                results.write_json({'seconds': round(out.seconds, 2)},
-                                   os.path.join(outdir,
-                                                f'{f.name}.timing.json'))
-            log(f'{f.name}: {len(obj["cases"])} cases, '
-                f'{len(obj["errors"])} self-check errors -> '
-                f'{where}/{f.name}.json')
-            if out.verdict != 'passed' or obj['errors']:
-                failed += 1
+        guest.initrd(args.build_dir)    # shared by every flavor's initramfs
+        if jobs == 1:
+            outcomes = (_suite_boot(args, f, '') for f in chosen)
+            for f, (exp, out) in zip(chosen, outcomes):
+                failed += not _suite_results(f, exp, out, outdir)
+        else:
+            # One TCG QEMU per core; the results are read in the flavors'
+            # order, each as soon as its boot and the ones before it ended.
+            with ThreadPoolExecutor(jobs) as pool:
+                futures = [pool.submit(_suite_boot, args, f, f'{f.name}: ')
+                           for f in chosen]
+                try:
+                    for f, fut in zip(chosen, futures):
+                        exp, out = fut.result()
+                        failed += not _suite_results(f, exp, out, outdir)
+                except BaseException:
+                    for fut in futures:
+                        fut.cancel()
+                    qemu.stop_all()
+                    raise
     print(f'{len(chosen) - failed} passed, {failed} failed', flush=True)
     return 1 if failed else 0
 
 
-def _ktap_echo(line):
+def _suite_boot(args, f, prefix):
+    exp = Expectations(args, f)
+    log(f'{f.name}: expectations of {exp.label} ({exp.path})')
+    job = ['/bin/sticky-suite', *args.suite_args]
+    if args.console:
+        echo = (lambda line: print(prefix + line, flush=True))
+    else:
+        echo = (lambda line: _ktap_echo(line, prefix))
+    out = boot(args, f, job, exp.tag, args.timeout, echo=echo,
+               initrd=exp.initrd)
+    return exp, out
+
+
+def _suite_results(f, exp, out, outdir):
+    """Settles one suite boot and writes its results; False: it failed."""
+    ktap.settle(out)
+    report_outcome(f.name, out)
+    if out.verdict not in ('passed', 'failed'):
+        return False
+    obj = results.assemble(f.name, results.parse_stream(out.results),
+                           out.status)
+    where = outdir if exp.own else os.path.dirname(out.console)
+    results.write_json(obj, os.path.join(where, f'{f.name}.json'))
+    if exp.own:
+        results.write_json({'seconds': round(out.seconds, 2)},
+                           os.path.join(outdir, f'{f.name}.timing.json'))
+    log(f'{f.name}: {len(obj["cases"])} cases, '
+        f'{len(obj["errors"])} self-check errors -> '
+        f'{where}/{f.name}.json')
+    return out.verdict == 'passed' and not obj['errors']
+
+
+def _ktap_echo(line, prefix=''):
     """The top-level KTAP lines and the capped failure diagnostics of the
     nested ones (the console holds one line per case)."""
     if line.startswith(('KTAP', 'ok ', 'not ok ', '1..', '# ',
                         '  # failed:')):
-        print(line, flush=True)
+        print(prefix + line, flush=True)
 
 
 def cmd_ktap_check(args):
@@ -209,6 +239,10 @@ def add(sub):
     p.add_argument('--expect-file', metavar='FILE',
                    help='ship this expectation file instead (see harness/'
                    'expect.py); results then go to the log directory')
+    p.add_argument('--jobs', '-j', type=int, default=min(2, os.cpu_count()
+                                                          or 1),
+                   help='flavors booted at once, one TCG QEMU each '
+                   '(default: 2, or 1 on one core)')
     add_boot_opts(p, 120)
     p.set_defaults(func=cmd_suite)
     p = sub.add_parser('ktap-check',

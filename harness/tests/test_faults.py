@@ -395,6 +395,38 @@ class TestBootFaults(Harness):
                                                        'results')) else [],
                          [])
 
+    def test_sigint_with_two_boots_at_once(self):
+        """suite --jobs 2: Ctrl-C stops both QEMUs, keeps no results."""
+        ini = os.path.join(self.tmp, 'flavors.ini')
+        with open(ini, 'w', encoding='utf-8') as f:
+            f.write('[base]\nseries =\nconfig =\ndescribe = fixture\n'
+                    'boot_knobs =\n\n[twin]\nseries =\nconfig =\n'
+                    'describe = fixture: base again\nboot_knobs =\n')
+        os.makedirs(os.path.join(self.build, 'twin'))
+        os.symlink(BASE_IMAGE, os.path.join(self.build, 'twin', 'bzImage'))
+        proc = self.start('--flavors-file', ini, 'suite', 'base', 'twin',
+                          '--jobs', '2', '--expect-flavor', 'base',
+                          '--timeout', '60', '--console', '--suite-args',
+                          'sleep')
+        self.addCleanup(proc.kill)
+
+        def sleeping(name):
+            path = os.path.join(self.build, 'logs',
+                                f'{name}-suite', 'console.log')
+            try:
+                with open(path, encoding='utf-8', errors='replace') as f:
+                    return 'fault_stream: sleeping' in f.read()
+            except FileNotFoundError:
+                return False
+        self.wait_for(lambda: sleeping('base') and sleeping('twin'), 60)
+        self.assertEqual(len(qemu_of(self.tmp)), 2)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 130, out + err)
+        self.assertIn('QEMU stopped, no results were kept', err)
+        self.assertEqual(qemu_of(self.tmp), [])
+        self.assertFalse(os.path.isdir(os.path.join(self.build, 'results')))
+
     def test_sigint_during_boot(self):
         self.interrupt(signal.SIGINT)
 
