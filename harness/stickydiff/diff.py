@@ -214,16 +214,12 @@ def _joined_settings(pair, file_a, file_b):
     return out
 
 
-def _ids(result, label):
-    return {cid for (setting, cid) in result.cases if setting == label}
-
-
 def join(pair, file_a, file_b):
     """[(label A, label B, case id)]; JoinError on one-sided cases."""
     rows = []
     problems = []
     for label_a, label_b in _joined_settings(pair, file_a, file_b):
-        ids_a, ids_b = _ids(file_a, label_a), _ids(file_b, label_b)
+        ids_a, ids_b = file_a.ids(label_a), file_b.ids(label_b)
         for cid in sorted(ids_a - ids_b):
             problems.append("case %s %s present in %s only (no %s %s in %s)"
                             % (label_a, cid, file_a.path, label_b, cid,
@@ -277,20 +273,22 @@ def _classify(out, labels, cid, side_a, side_b):
     case_a = side_a.result.cases[(label_a, cid)]
     case_b = side_b.result.cases[(label_b, cid)]
     obs_a, obs_b = observed_outcome(case_a), observed_outcome(case_b)
-    row = Row(label_a, cid, case_a["params"], obs_a, obs_b,
-              setting_b=label_b)
     observed_differ = not outcomes_agree(obs_a, obs_b)
+
+    def row():
+        return Row(label_a, cid, case_a["params"], obs_a, obs_b,
+                   setting_b=label_b)
     try:
         pred_a = side_a.predict((label_a, cid), case_a)
         pred_b = side_b.predict((label_b, cid), case_b)
     except (ModelError, KeyError, ValueError):
         if observed_differ:
-            _group(out.differ, causes.UNEXPLAINED, row)
+            _group(out.differ, causes.UNEXPLAINED, row())
         return
     explained = (outcomes_agree(obs_a, pred_a.outcome())
                  and outcomes_agree(obs_b, pred_b.outcome()))
     if observed_differ and not explained:
-        _group(out.differ, causes.UNEXPLAINED, row)
+        _group(out.differ, causes.UNEXPLAINED, row())
         return
     if not explained:
         return      # same observation, but the check lists the mismatch
@@ -301,12 +299,13 @@ def _classify(out, labels, cid, side_a, side_b):
         side_a.result.flavor, side_b.result.flavor, label_a == "boot")
     if observed_differ:
         _group(out.differ, causes.JOIN.join(outcome_causes)
-               or causes.UNEXPLAINED, row)
+               or causes.UNEXPLAINED, row())
     else:
-        row.rule_a = _rule(pred_a)
-        row.rule_b = _rule(pred_b)
+        found = row()
+        found.rule_a = _rule(pred_a)
+        found.rule_b = _rule(pred_b)
         _group(out.same_outcome, causes.JOIN.join(
-            verdict_causes + outcome_causes) or causes.UNEXPLAINED, row)
+            verdict_causes + outcome_causes) or causes.UNEXPLAINED, found)
 
 
 def _attribute(side_a, side_b, flavor_a, flavor_b, boot):

@@ -29,6 +29,16 @@ class ResultFile:
     flavor: str
     data: dict
     cases: dict = field(default_factory=dict)   # (setting, id) -> case
+    _ids: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def ids(self, setting):
+        """The case ids of one setting (every pair that joins this file
+        asks; recomputed when the cases changed in number)."""
+        if self._ids.get(None) != len(self.cases):
+            self._ids = {None: len(self.cases)}
+            for label, cid in self.cases:
+                self._ids.setdefault(label, set()).add(cid)
+        return self._ids.get(setting, set())
 
     @property
     def settings(self):
