@@ -49,8 +49,8 @@ step mbox-import bash harness/tests/mbox-check.sh
 step static-check $PY harness/sticky.py static-check
 step v3-posted-build $PY harness/sticky.py posted-check
 step smoke $PY harness/sticky.py smoke
-step suite $PY harness/sticky.py suite
-step suite-v1-hook61 $PY harness/sticky.py suite v1-hook61
+# the default flavors and v1-hook61, two QEMUs at a time
+step suite $PY harness/sticky.py suite base v1 v1-nosec v3 v3y yama v1-hook61
 step ktap-vs-differ $PY harness/sticky.py ktap-check base v1 v1-nosec v3 v3y yama v1-hook61
 step idmap $PY harness/sticky.py idmap
 step mutants $PY harness/sticky.py mutants
