@@ -46,6 +46,10 @@ const struct op_info op_info[N_OP] = {
 	[OP_EXECVE] = { "execve", 0, T_SCRIPT_A, 0, 0 },
 	[OP_RENAME] = { "rename", 1, T_FILE_A, 0, 1 },
 	[OP_UNLINK] = { "unlink", 1, T_FILE_A, 0, 1 },
+	/* the peers' shapes: LTP prot_hsymlinks, fstests generic/597 and vfstest */
+	[OP_OPEN_NONBLOCK_DIRECTORY] = { "open_nonblock_directory", 0, T_DIR, 0, 0 },
+	[OP_OPENAT_DIRFD] = { "openat_dirfd", 0, T_FILE_A, 0, 0 },
+	[OP_FACCESSAT_NOFOLLOW] = { "faccessat_nofollow", 1, T_FILE_A, 0, 0 },
 };
 
 /* representative dirs for the non-core axes: (mode index, owner) */

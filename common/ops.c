@@ -67,6 +67,29 @@ static int do_exec(const char *path, int *err)
 	return -1;
 }
 
+/* openat(dirfd, "name") with dirfd the path's directory, as fstests and vfstest do */
+static int at_dirfd(const char *path, int *err)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATHMAX];
+	int dfd, fd, e;
+
+	if (!slash || slash == path || (size_t)(slash - path) >= sizeof dir) {
+		*err = EINVAL;
+		return -1;
+	}
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return rc(-1, err);
+	fd = openat(dfd, slash + 1, O_RDONLY | O_CLOEXEC);
+	e = errno;
+	close(dfd);
+	errno = e;
+	return fd_op(fd, err);
+}
+
 int do_op(int op, const char *path, const char *aux, unsigned chown_uid, int *err)
 {
 	struct stat st;
@@ -104,6 +127,11 @@ int do_op(int op, const char *path, const char *aux, unsigned chown_uid, int *er
 	case OP_EXECVE: return do_exec(path, err);
 	case OP_RENAME: return rc(rename(path, aux), err);
 	case OP_UNLINK: return rc(unlink(path), err);
+	case OP_OPEN_NONBLOCK_DIRECTORY:
+		return fd_op(open(path, O_RDONLY | O_NONBLOCK | O_DIRECTORY | O_CLOEXEC), err);
+	case OP_OPENAT_DIRFD: return at_dirfd(path, err);
+	case OP_FACCESSAT_NOFOLLOW:
+		return rc(faccessat(AT_FDCWD, path, R_OK, AT_SYMLINK_NOFOLLOW), err);
 	}
 	*err = EINVAL;
 	return -1;

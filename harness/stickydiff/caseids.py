@@ -28,13 +28,15 @@ FOLLOWERS = {"root": (0, 0, 0, 0), "A": (1000, 1000, 0, 1000),
              "setuid-fsuidA": (1000, 0, 0, 1000)}
 # op_info[].nofollow: the op does not follow the trailing link.
 NOFOLLOW_OPS = frozenset({"open_creat_excl", "open_nofollow", "lstat",
-                          "readlink", "rename", "unlink"})
+                          "readlink", "rename", "unlink",
+                          "faccessat_nofollow"})
 OPS = frozenset({
     "open_rdonly", "open_wronly", "open_rdwr", "open_creat",
     "open_creat_excl", "open_nofollow", "open_path", "open_directory",
     "openat2_no_symlinks", "stat", "lstat", "access", "faccessat_eaccess",
     "chdir", "truncate", "chmod", "chown", "utimensat", "readlink",
-    "linkat_follow", "execve", "rename", "unlink"})
+    "linkat_follow", "execve", "rename", "unlink",
+    "open_nonblock_directory", "openat_dirfd", "faccessat_nofollow"})
 TARGETS = frozenset({"file-root", "file-A", "file-B", "dir", "dangling",
                      "script-A"})
 # The non-sticky 0777 root dir `ns` of the chain positions.

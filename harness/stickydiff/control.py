@@ -87,6 +87,14 @@ THROUGH_DIR = frozenset({"intermediate", "chain-inter"})
 # where the path names the link (layout.c has_control).
 NO_CONTROL_OPS = frozenset({"unlink", "rename"})
 
+# Ops whose checks use the real uid/gid as fsuid/fsgid: faccessat()
+# without AT_EACCESS (access_override_creds() in fs/open.c), caps kept
+# only by ruid 0.
+REAL_ID_OPS = frozenset({"access", "faccessat_nofollow"})
+
+# O_DIRECTORY opens: ENOTDIR on anything but a directory.
+DIRECTORY_OPENS = frozenset({"open_directory", "open_nonblock_directory"})
+
 
 @dataclass(frozen=True)
 class Cred:
@@ -104,7 +112,7 @@ def cred_for(params):
     """The credentials the control's permission checks use."""
     fsuid = params["fsuid"]
     fsgid = params.get("fsgid", fsuid)
-    if params["op"] == "access":
+    if params["op"] in REAL_ID_OPS:
         ruid = params.get("ruid", fsuid)
         return Cred(ruid, params.get("rgid", ruid), ruid == 0)
     return Cred(fsuid, fsgid, fsuid == 0)
@@ -191,7 +199,7 @@ def _open(node, parent, cred, op):
         return (-1, "EEXIST")
     if op == "open_path":
         return OK
-    if op == "open_directory" and node.kind != DIR:
+    if op in DIRECTORY_OPENS and node.kind != DIR:
         return (-1, "ENOTDIR")
     mask = {"open_wronly": MAY_WRITE, "open_creat": MAY_WRITE,
             "open_rdwr": MAY_READ | MAY_WRITE}.get(op, MAY_READ)
@@ -271,6 +279,7 @@ def _predict(op, position, target, fsuid, fsgid, ruid, rgid,
     if errno:
         return (-1, errno)
     if op.startswith("open") and op != "openat2_no_symlinks":
+        # openat_dirfd: open_rdonly's checks, the walk split at the dirfd
         return _open(node, parent, cred, op)
     if op == "openat2_no_symlinks":
         return _open(node, parent, cred, "open_rdonly")

@@ -24,14 +24,15 @@ why two flavors disagree.
 from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
-from .control import ControlError, predict_control
+from .control import REAL_ID_OPS, ControlError, predict_control
 from .flavors import (FLAVORS, MAINLINE_KNOB, STAGE_LSM_2010, STAGE_LSM_61,
                       STAGE_VFS, UIDS)
 
 S_ISVTX = 0o1000
 S_IWOTH = 0o0002
 
-LINK_SELF_OPS = ("unlink", "rename", "readlink", "lstat")
+LINK_SELF_OPS = ("unlink", "rename", "readlink", "lstat",
+                 "faccessat_nofollow")
 
 # Porting artifacts (6.1's LSM hook sits later than in 2010).
 ARTIFACT_ELOOP = "artifact: ELOOP before LSM hook"
@@ -144,10 +145,6 @@ def _no_symlinks(params):
             or "no_symlinks" in params["op"])
 
 
-# Operations whose path walk runs with the real uid/gid as fsuid/fsgid.
-REAL_ID_OPS = frozenset({"access"})
-
-
 class _Walk:
     """Mutable state of one predicted path walk."""
 
@@ -237,7 +234,9 @@ def search_position(entry, links):
 
 
 def _link_self(walk, params):
-    """unlink/rename/readlink/lstat act on the link in its directory."""
+    """unlink/rename/readlink/lstat/faccessat_nofollow act on the link in
+    its directory; a symlink's mode is 0777, so faccessat(R_OK,
+    AT_SYMLINK_NOFOLLOW) grants everyone who can search the directory."""
     op = params["op"]
     fsuid = walk.fsuid
     if op in ("unlink", "rename"):

@@ -59,7 +59,9 @@ OPS = (('open_rdonly', 'file-A'), ('open_wronly', 'file-A'),
        ('truncate', 'file-A'), ('chmod', 'file-A'), ('chown', 'file-A'),
        ('utimensat', 'file-A'), ('readlink', 'file-A'),
        ('linkat_follow', 'file-A'), ('execve', 'script-A'),
-       ('rename', 'file-A'), ('unlink', 'file-A'))
+       ('rename', 'file-A'), ('unlink', 'file-A'),
+       ('open_nonblock_directory', 'dir'), ('openat_dirfd', 'file-A'),
+       ('faccessat_nofollow', 'file-A'))
 REP_DIRS = (('1777', 'root'), ('1777', 'A'), ('0777', 'root'),
             ('1770', 'A'))
 MOUNT_CASES = (('trail', 'open_rdonly', 'file-root'),
