@@ -127,7 +127,8 @@ def cmd_suite(args):
         if jobs == 1:
             outcomes = (_suite_boot(args, f, '') for f in chosen)
             for f, (exp, out) in zip(chosen, outcomes):
-                failed += not _suite_results(f, exp, out, outdir)
+                failed += not _suite_results(f, exp, out, outdir,
+                                             args.suite_args)
         else:
             # One TCG QEMU per core; the results are read in the flavors'
             # order, each as soon as its boot and the ones before it ended.
@@ -137,7 +138,8 @@ def cmd_suite(args):
                 try:
                     for f, fut in zip(chosen, futures):
                         exp, out = fut.result()
-                        failed += not _suite_results(f, exp, out, outdir)
+                        failed += not _suite_results(
+                            f, exp, out, outdir, args.suite_args)
                 except BaseException:
                     for fut in futures:
                         fut.cancel()
@@ -160,7 +162,7 @@ def _suite_boot(args, f, prefix):
     return exp, out
 
 
-def _suite_results(f, exp, out, outdir):
+def _suite_results(f, exp, out, outdir, suite_args=()):
     """Settles one suite boot and writes its results; False: it failed."""
     ktap.settle(out)
     report_outcome(f.name, out)
@@ -168,6 +170,11 @@ def _suite_results(f, exp, out, outdir):
         return False
     obj = results.assemble(f.name, results.parse_stream(out.results),
                            out.status)
+    if '--quick' not in suite_args:
+        problem = missing_cases(obj['cases'])
+        if problem:
+            log(f'not ok {f.name}: {problem}')
+            return False
     where = outdir if exp.own else os.path.dirname(out.console)
     results.write_json(obj, os.path.join(where, f'{f.name}.json'))
     if exp.own:
@@ -177,6 +184,25 @@ def _suite_results(f, exp, out, outdir):
         f'{len(obj["errors"])} self-check errors -> '
         f'{where}/{f.name}.json')
     return out.verdict == 'passed' and not obj['errors']
+
+
+def missing_cases(cases):
+    """None when every setting ran exactly the matrix's ids (the host's
+    mirror of common/matrix.c), else what differs: a guest binary older
+    than its sources runs other cases than the ones judged here."""
+    want = set(expect.case_ids())
+    ran = {}
+    for case in cases:
+        ran.setdefault(case.get('setting'), set()).add(case.get('id'))
+    if not ran:
+        return 'no case was recorded'
+    for setting, ids in ran.items():
+        if ids != want:
+            return (f'setting {setting}: the guest ran {len(ids)} cases, '
+                    f'the matrix has {len(want)} ({len(want - ids)} not '
+                    f'run, {len(ids - want)} unknown): rebuild the guest '
+                    f'programs with `make guest`')
+    return None
 
 
 def _ktap_echo(line, prefix=''):

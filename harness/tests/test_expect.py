@@ -18,7 +18,7 @@ import support
 from boot import initramfs
 from stickydiff import caseids
 from stickydiff.model import ModelError
-from suite import expect
+from suite import cli, expect
 
 TOP = os.path.dirname(support.HARNESS)
 EXPECTED = os.path.join(TOP, 'results', 'expected')
@@ -71,6 +71,27 @@ class IdsTest(unittest.TestCase):
 
     def test_same_ids_as_the_committed_run(self):
         self.assertEqual(set(expect.case_ids()), set(committed('v3')))
+
+
+class StaleGuestTest(unittest.TestCase):
+    """A guest binary older than common/matrix.c runs other cases."""
+
+    def cases(self, ids, settings=('boot', 'ps0-own-')):
+        return [{'setting': s, 'id': cid} for s in settings for cid in ids]
+
+    def test_the_matrix_passes(self):
+        self.assertIsNone(cli.missing_cases(self.cases(expect.case_ids())))
+
+    def test_fewer_or_unknown_cases_fail(self):
+        ids = list(expect.case_ids())
+        old = [c for c in ids if not c.endswith('/openat_dirfd')]
+        why = cli.missing_cases(self.cases(old))
+        self.assertIn('the guest ran 4554 cases, the matrix has 4626 '
+                      '(72 not run, 0 unknown)', why)
+        self.assertIn('make guest', why)
+        why = cli.missing_cases(self.cases(ids + ['o/x']))
+        self.assertIn('(0 not run, 1 unknown)', why)
+        self.assertEqual(cli.missing_cases([]), 'no case was recorded')
 
 
 class SettingsTest(unittest.TestCase):
