@@ -121,6 +121,10 @@ int fixture_setup(char *why, size_t n)
 		if (ensure_dir(b, 0777, 0, why, n))
 			return -1;
 	}
+	mkdir(SCRATCH "/sb", 0755);
+	if (mount(SCRATCH "/sa", SCRATCH "/sb", NULL, MS_BIND, NULL) ||
+	    mount(NULL, SCRATCH "/sb", NULL, MS_BIND | MS_REMOUNT | MS_NOATIME, NULL))
+		FAIL("noatime bind mount of %s: %s", SCRATCH "/sa", strerror(errno));
 	if (ensure_dir(SCRATCH "/sa/t", 0777, 0, why, n) || ensure_dir(SCRATCH "/sa/ctl", 0755, 0, why, n) ||
 	    ensure_dir(SCRATCH "/sa/hl", 0777, 0, why, n) || ensure_dir(SCRATCH "/sa/t/dir", 0755, 0, why, n) ||
 	    ensure_dir(SCRATCH "/sa/t/dir/sub", 0755, 0, why, n) ||
@@ -144,10 +148,13 @@ int fixture_setup(char *why, size_t n)
 int fixture_teardown(void)
 {
 	int r = 0;
+	if (umount2(SCRATCH "/sb", MNT_DETACH))
+		r = -1;
 	if (umount2(SCRATCH "/sa", MNT_DETACH))
 		r = -1;
 	if (umount2(SCRATCH "/nf", MNT_DETACH))
 		r = -1;
+	rmdir(SCRATCH "/sb");
 	rmdir(SCRATCH "/sa");
 	rmdir(SCRATCH "/nf");
 	rmdir(SCRATCH);

@@ -24,6 +24,12 @@ int ident_ids(unsigned r, unsigned e, unsigned s, unsigned fs, char *why, size_t
 struct ids_now { unsigned r, e, s, fs, rg, eg, sg, fsg; };
 void ident_read(struct ids_now *x);
 
+/* setuid_exec.c: the setuid-exec follower, a setuid-root copy of the suite run by A */
+int setuid_exec_serve(void);	/* the copy's main loop */
+int setuid_exec_op(int op, const char *path, const char *aux, unsigned chown_uid, int *ret,
+		   int *err, struct ids_now *ids, char *why, size_t n);
+void setuid_exec_stop(void);
+
 /* knobs.c: mainline's knobs first, then every revision's (KNOBS_PATH) */
 #define KNOBS_PATH "/etc/sticky/knobs"
 #define MAX_KNOB 8

@@ -25,6 +25,15 @@ static void mk(struct link_mk *k, const char *dir, const char *name, const char 
 	k->dir_uid = duid;
 }
 
+/* SCRATCH/sa/... -> SCRATCH/sb/..., the same objects through the bind mount */
+static void via_bind(char *p)
+{
+	static const char sa[] = SCRATCH "/sa/";
+
+	if (!strncmp(p, sa, sizeof sa - 1))
+		p[sizeof sa - 3] = 'b';
+}
+
 void layout_case(const struct case_spec *c, struct layout *l)
 {
 	char d[PATHMAX], ns[PATHMAX], name[96], name2[112], tgt[PATHMAX], dbase[32];
@@ -81,6 +90,16 @@ void layout_case(const struct case_spec *c, struct layout *l)
 		mk(&l->mk[1], ns, name2, tgt, luid, 0777, 0);
 		mk(&l->mk[0], d, name, l->mk[1].path, luid, dmode, duid);
 		goto chain;
+	case P_CHAIN_XDIR: {
+		/* the second link: root's, in B's sticky dir, so its own dir's
+		 * owner (B) exempts no one and the first link's dir never decides it */
+		char xd[PATHMAX];
+
+		dir_path(xd, sizeof xd, c->mount, 0, OWN_B);
+		mk(&l->mk[1], xd, name2, tgt, 0, dir_modes[0], owner_ids[OWN_B]);
+		mk(&l->mk[0], d, name, l->mk[1].path, luid, dmode, duid);
+		goto chain;
+	}
 	case P_CHAIN_1NS: {
 		char n1[160];
 		CAT(n1, "%s-%s", dbase, name);
@@ -111,6 +130,11 @@ void layout_case(const struct case_spec *c, struct layout *l)
 	CAT(l->ctl_link, SCRATCH "/sa/ctl/%s%s", ctlname, suffix);
 	CAT(l->path, "%s%s", l->mk[0].path, suffix);
 	CAT(l->aux, "%s.ren", l->mk[0].path);
+	if (op_info[c->op].bind) {
+		via_bind(l->path);
+		via_bind(l->ctl_target);
+		via_bind(l->ctl_link);
+	}
 
 	/* a nofollow op follows only the links before the first trailing one */
 	if (op_info[c->op].nofollow) {
@@ -119,7 +143,8 @@ void layout_case(const struct case_spec *c, struct layout *l)
 			k++;
 		l->nlinks = k;
 		l->on_link = p == P_TRAIL || p == P_TRAIL_REL || p == P_CHAIN ||
-			     p == P_CHAIN_2NS || p == P_CHAIN_1NS || p == P_SUBDIR;
+			     p == P_CHAIN_2NS || p == P_CHAIN_1NS || p == P_SUBDIR ||
+			     p == P_CHAIN_XDIR;
 	}
 	l->follows = l->nlinks > 0;
 	l->has_control = !l->on_link;

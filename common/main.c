@@ -105,6 +105,8 @@ int main(int argc, char **argv)
 	int nset = 0, ncases, printk_level = -1;
 	double t_start;
 
+	if (argc == 2 && !strcmp(argv[1], "--setuid-exec-server"))
+		return setuid_exec_serve();
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick"))
 			quick = 1;
@@ -267,6 +269,7 @@ int main(int argc, char **argv)
 		if (knob_read(k) != knob_boot[k])
 			out_error("", "could not restore %s to %d", knob_names[k], knob_boot[k]);
 	}
+	setuid_exec_stop();
 	if (fixture_teardown())
 		out_error("", "teardown: %s", strerror(errno));
 end:

@@ -9,15 +9,16 @@ const unsigned owner_ids[N_OWN] = { 0, 1000, 1001 };
 const char *const target_names[N_TARGET] = { "file-root", "file-A", "file-B", "dir",
 					     "dangling", "script-A" };
 const char *const follower_names[N_FOLLOWER] = { "root", "A", "B", "euid0-fsuidA",
-						 "euidA-fsuid0", "setuid-fsuidA" };
+						 "euidA-fsuid0", "setuid-fsuidA", "setuid-exec" };
 const struct follower_ids follower_ids[N_FOLLOWER] = {
 	{ 0, 0, 0, 0 }, { 1000, 1000, 0, 1000 }, { 1001, 1001, 0, 1001 },
 	{ 0, 0, 0, 1000 }, { 1000, 1000, 0, 0 }, { 1000, 0, 0, 1000 },
+	{ 1000, 0, 0, 0 },	/* set by the kernel: A execs a setuid-root copy */
 };
 const char *const position_names[N_POS] = { "trailing", "trailing-rel", "intermediate",
-	"dotdot", "chain", "chain-2ns", "chain-1ns", "chain-inter", "subdir-ns" };
+	"dotdot", "chain", "chain-2ns", "chain-1ns", "chain-inter", "subdir-ns", "chain-xdir" };
 const char *const position_short[N_POS] = { "trail", "rel", "inter", "dotdot", "chain",
-	"chain2ns", "chain1ns", "chaininter", "sub" };
+	"chain2ns", "chain1ns", "chaininter", "sub", "chainx" };
 const char *const group_names[N_CASE_GROUP] = { "matrix", "positions", "ops", "mounts" };
 const char *const group_short[N_CASE_GROUP] = { "m", "p", "o", "n" };
 const char *const mount_names[N_MOUNT] = { "strictatime", "nosymfollow" };
@@ -50,6 +51,13 @@ const struct op_info op_info[N_OP] = {
 	[OP_OPEN_NONBLOCK_DIRECTORY] = { "open_nonblock_directory", 0, T_DIR, 0, 0 },
 	[OP_OPENAT_DIRFD] = { "openat_dirfd", 0, T_FILE_A, 0, 0 },
 	[OP_FACCESSAT_NOFOLLOW] = { "faccessat_nofollow", 1, T_FILE_A, 0, 0 },
+	/* on the link itself: its owner or CAP_FOWNER / CAP_CHOWN */
+	[OP_UTIMENSAT_NOFOLLOW] = { "utimensat_nofollow", 1, T_FILE_A, 0, 0 },
+	[OP_FCHOWNAT_NOFOLLOW] = { "fchownat_nofollow", 1, T_FILE_A, 0, 1 },
+	/* through a noatime bind mount of the sticky dirs' file system: the
+	 * RCU walk needs no atime update, so RESOLVE_CACHED hears the rule */
+	[OP_OPEN_BINDMOUNT] = { "open_bindmount", 0, T_FILE_A, 0, 0, 1 },
+	[OP_OPENAT2_CACHED] = { "openat2_cached", 0, T_FILE_A, 0, 0, 1 },
 };
 
 /* representative dirs for the non-core axes: (mode index, owner) */

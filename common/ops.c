@@ -132,6 +132,18 @@ int do_op(int op, const char *path, const char *aux, unsigned chown_uid, int *er
 	case OP_OPENAT_DIRFD: return at_dirfd(path, err);
 	case OP_FACCESSAT_NOFOLLOW:
 		return rc(faccessat(AT_FDCWD, path, R_OK, AT_SYMLINK_NOFOLLOW), err);
+	case OP_UTIMENSAT_NOFOLLOW: {
+		/* an explicit mtime: only the owner or CAP_FOWNER may set it */
+		struct timespec ts[2] = { { 0, UTIME_OMIT }, { 2, 0 } };
+		return rc(utimensat(AT_FDCWD, path, ts, AT_SYMLINK_NOFOLLOW), err);
+	}
+	case OP_OPEN_BINDMOUNT: return fd_op(open(path, O_RDONLY | O_CLOEXEC), err);
+	case OP_OPENAT2_CACHED: {
+		struct open_how how = { .flags = O_RDONLY | O_CLOEXEC, .resolve = RESOLVE_CACHED };
+		return fd_op((int)syscall(437, AT_FDCWD, path, &how, sizeof how), err);
+	}
+	case OP_FCHOWNAT_NOFOLLOW:
+		return rc(fchownat(AT_FDCWD, path, chown_uid, (gid_t)-1, AT_SYMLINK_NOFOLLOW), err);
 	}
 	*err = EINVAL;
 	return -1;

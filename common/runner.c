@@ -88,6 +88,17 @@ static int tidy(int op, const char *aux, const struct case_spec *c)
 	return 0;
 }
 
+/* The op as the case's follower: in this process (its ids already switched),
+ * or in the setuid-exec follower's process. 0, or -1 and why. */
+static int follower_op(int follower, int op, const char *path, const char *aux, unsigned cu,
+		       int *ret, int *err, struct ids_now *ids, char *why, size_t n)
+{
+	if (follower == F_SETUID_EXEC)
+		return setuid_exec_op(op, path, aux, cu, ret, err, ids, why, n);
+	*ret = do_op(op, path, aux, cu, err);
+	return 0;
+}
+
 /* Where the guest's time goes, per phase of a case ("# timing phase ..."). */
 enum phase { PH_PREP, PH_SWITCH, PH_CONTROL, PH_OP, PH_RESTORE, PH_RECORD, PH_VERDICT, N_PHASE };
 static const char *const phase_names[N_PHASE] = { "prep", "switch", "control", "op", "restore",
@@ -158,17 +169,21 @@ static int run_one(const struct setting *s, const struct case_spec *c, struct jb
 	}
 
 	phase_end(PH_PREP);
-	if (ident_switch(c->follower, why, sizeof why))
+	if (c->follower != F_SETUID_EXEC && ident_switch(c->follower, why, sizeof why))
 		goto fail_restore;
 	ident_read(&ids);
 	phase_end(PH_SWITCH);
 	if (L.has_control) {
-		cret = do_op(c->op, L.ctl_target, hl0, chown_uid, &cerr);
+		if (follower_op(c->follower, c->op, L.ctl_target, hl0, chown_uid, &cret, &cerr, &ids,
+				why, sizeof why))
+			goto fail_restore;
 		if (tidy(c->op, hl0, c)) {
 			snprintf(why, sizeof why, "cleanup after control: %s", strerror(errno));
 			goto fail_restore;
 		}
-		r2 = do_op(c->op, L.ctl_link, hl1, chown_uid, &e2n);
+		if (follower_op(c->follower, c->op, L.ctl_link, hl1, chown_uid, &r2, &e2n, &ids,
+				why, sizeof why))
+			goto fail_restore;
 		if (tidy(c->op, hl1, c)) {
 			snprintf(why, sizeof why, "cleanup after control link: %s", strerror(errno));
 			goto fail_restore;
@@ -180,7 +195,9 @@ static int run_one(const struct setting *s, const struct case_spec *c, struct jb
 		}
 	}
 	phase_end(PH_CONTROL);
-	ret = do_op(c->op, L.path, aux, chown_uid, &err);
+	if (follower_op(c->follower, c->op, L.path, aux, chown_uid, &ret, &err, &ids, why,
+			sizeof why))
+		goto fail_restore;
 	phase_end(PH_OP);
 	if (ident_restore(why, sizeof why)) {
 		out_error(id, "%s", why);
@@ -192,8 +209,13 @@ static int run_one(const struct setting *s, const struct case_spec *c, struct jb
 	tidy(c->op, aux, c);
 	if (c->op == OP_RENAME && ret == 0)
 		unlink(L.aux);
-	if ((c->op == OP_RENAME || c->op == OP_UNLINK) && ret == 0 &&
-	    ensure_link(&L.mk[0], why, sizeof why))
+	if (c->op == OP_FCHOWNAT_NOFOLLOW && ret == 0 &&
+	    lchown(L.mk[0].path, L.mk[0].uid, L.mk[0].uid)) {
+		snprintf(why, sizeof why, "cannot give %s its owner back", L.mk[0].path);
+		goto fail;
+	}
+	if ((c->op == OP_RENAME || c->op == OP_UNLINK || c->op == OP_FCHOWNAT_NOFOLLOW) &&
+	    ret == 0 && ensure_link(&L.mk[0], why, sizeof why))
 		goto fail;
 	phase_end(PH_RESTORE);
 

@@ -8,15 +8,16 @@
 
 enum owner { OWN_ROOT, OWN_A, OWN_B, N_OWN };
 enum target { T_FILE_ROOT, T_FILE_A, T_FILE_B, T_DIR, T_DANGLING, T_SCRIPT_A, N_TARGET };
-enum follower { F_ROOT, F_A, F_B, F_E0FA, F_EAF0, F_SETUID, N_FOLLOWER };
+enum follower { F_ROOT, F_A, F_B, F_E0FA, F_EAF0, F_SETUID, F_SETUID_EXEC, N_FOLLOWER };
 enum position { P_TRAIL, P_TRAIL_REL, P_INTER, P_DOTDOT, P_CHAIN, P_CHAIN_2NS,
-		P_CHAIN_1NS, P_CHAIN_INTER, P_SUBDIR, N_POS };
+		P_CHAIN_1NS, P_CHAIN_INTER, P_SUBDIR, P_CHAIN_XDIR, N_POS };
 enum op {
 	OP_OPEN_RDONLY, OP_OPEN_WRONLY, OP_OPEN_RDWR, OP_OPEN_CREAT, OP_OPEN_CREAT_EXCL,
 	OP_OPEN_NOFOLLOW, OP_OPEN_PATH, OP_OPEN_DIRECTORY, OP_OPENAT2_NOSYM, OP_STAT,
 	OP_LSTAT, OP_ACCESS, OP_FACCESSAT_EACCESS, OP_CHDIR, OP_TRUNCATE, OP_CHMOD,
 	OP_CHOWN, OP_UTIMENSAT, OP_READLINK, OP_LINKAT_FOLLOW, OP_EXECVE, OP_RENAME,
-	OP_UNLINK, OP_OPEN_NONBLOCK_DIRECTORY, OP_OPENAT_DIRFD, OP_FACCESSAT_NOFOLLOW, N_OP
+	OP_UNLINK, OP_OPEN_NONBLOCK_DIRECTORY, OP_OPENAT_DIRFD, OP_FACCESSAT_NOFOLLOW,
+	OP_UTIMENSAT_NOFOLLOW, OP_FCHOWNAT_NOFOLLOW, OP_OPEN_BINDMOUNT, OP_OPENAT2_CACHED, N_OP
 };
 enum case_group { G_MATRIX, G_POSITIONS, G_OPS, G_MOUNTS, N_CASE_GROUP };
 enum mountk { M_SA, M_NF, N_MOUNT };
@@ -43,6 +44,7 @@ struct op_info {
 	unsigned char target;	/* default target in the ops group */
 	unsigned char nosyms;	/* forbids following any link (ELOOP) */
 	unsigned char mutates;	/* needs cleanup */
+	unsigned char bind;	/* walks the noatime bind mount of sa (SCRATCH/sb) */
 };
 extern const struct op_info op_info[N_OP];
 

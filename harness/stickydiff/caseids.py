@@ -20,30 +20,37 @@ GROUP_NAMES = {"m": "matrix", "p": "positions", "o": "ops", "n": "mounts"}
 POSITIONS = {"trail": "trailing", "rel": "trailing-rel",
              "inter": "intermediate", "dotdot": "dotdot", "chain": "chain",
              "chain2ns": "chain-2ns", "chain1ns": "chain-1ns",
-             "chaininter": "chain-inter", "sub": "subdir-ns"}
+             "chaininter": "chain-inter", "sub": "subdir-ns",
+             "chainx": "chain-xdir"}
 # common/matrix.c follower_ids: ruid, euid, suid, fsuid; gids the same.
 FOLLOWERS = {"root": (0, 0, 0, 0), "A": (1000, 1000, 0, 1000),
              "B": (1001, 1001, 0, 1001), "euid0-fsuidA": (0, 0, 0, 1000),
              "euidA-fsuid0": (1000, 1000, 0, 0),
-             "setuid-fsuidA": (1000, 0, 0, 1000)}
+             "setuid-fsuidA": (1000, 0, 0, 1000),
+             "setuid-exec": (1000, 0, 0, 0)}
 # op_info[].nofollow: the op does not follow the trailing link.
 NOFOLLOW_OPS = frozenset({"open_creat_excl", "open_nofollow", "lstat",
                           "readlink", "rename", "unlink",
-                          "faccessat_nofollow"})
+                          "faccessat_nofollow", "utimensat_nofollow",
+                          "fchownat_nofollow"})
 OPS = frozenset({
     "open_rdonly", "open_wronly", "open_rdwr", "open_creat",
     "open_creat_excl", "open_nofollow", "open_path", "open_directory",
     "openat2_no_symlinks", "stat", "lstat", "access", "faccessat_eaccess",
     "chdir", "truncate", "chmod", "chown", "utimensat", "readlink",
     "linkat_follow", "execve", "rename", "unlink",
-    "open_nonblock_directory", "openat_dirfd", "faccessat_nofollow"})
+    "open_nonblock_directory", "openat_dirfd", "faccessat_nofollow",
+    "utimensat_nofollow", "fchownat_nofollow", "open_bindmount",
+    "openat2_cached"})
 TARGETS = frozenset({"file-root", "file-A", "file-B", "dir", "dangling",
                      "script-A"})
 # The non-sticky 0777 root dir `ns` of the chain positions.
 NS_DIR = ("0777", "root")
+# chain-xdir's second link: root's, in B's 1777 dir.
+XDIR_LINK = ("1777", "B", "root")
 # Positions whose path names the link itself (layout.c on_link).
 ON_LINK = frozenset({"trailing", "trailing-rel", "chain", "chain-2ns",
-                     "chain-1ns", "subdir-ns"})
+                     "chain-1ns", "subdir-ns", "chain-xdir"})
 
 
 class CaseIdError(ValueError):
@@ -98,10 +105,13 @@ def _links(axes):
             "intermediate": [here], "dotdot": [here],
             "chain": [here, here], "chain-inter": [here, here],
             "chain-2ns": [here, NS_DIR], "chain-1ns": [NS_DIR, here],
-            "subdir-ns": [("0777", axes["dir_owner"])]}[pos]
+            "subdir-ns": [("0777", axes["dir_owner"])],
+            "chain-xdir": [here, XDIR_LINK[:2]]}[pos]
+    owners = [owner, XDIR_LINK[2] if pos == "chain-xdir" else owner]
     kind = ("intermediate" if pos in ("intermediate", "dotdot",
                                       "chain-inter") else "trailing")
-    links = [_link(mode, downer, owner, kind) for mode, downer in dirs]
+    links = [_link(mode, downer, link_owner, kind)
+             for (mode, downer), link_owner in zip(dirs, owners)]
     if axes["op"] in NOFOLLOW_OPS:
         kept = []
         for item in links:

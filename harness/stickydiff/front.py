@@ -17,6 +17,9 @@ FOLLOWERS = (
     ("euidA-fsuid0", "euid 1000, fsuid 0"),
     ("setuid-fsuidA", "ruid 1000, euid 0, fsuid 1000: a setuid-root program"
      " that set its fsuid back to its caller (setfsuid(getuid()))"),
+    ("setuid-exec", "ruid 1000, euid and fsuid 0: A executed a setuid-root"
+     " program (a set-id root copy of the suite, the CVEs' shape); the"
+     " kernel set these ids and capabilities at exec"),
 )
 
 

@@ -44,9 +44,9 @@ DIR_MODES = ('1777', '0777', '1755', '0755', '1733', '1770', '1707')
 OWNERS = ('root', 'A', 'B')
 TARGETS = ('file-root', 'file-A', 'file-B', 'dir', 'dangling', 'script-A')
 FOLLOWERS = ('root', 'A', 'B', 'euid0-fsuidA', 'euidA-fsuid0',
-             'setuid-fsuidA')
+             'setuid-fsuidA', 'setuid-exec')
 POSITIONS = ('trail', 'rel', 'inter', 'dotdot', 'chain', 'chain2ns',
-             'chain1ns', 'chaininter', 'sub')
+             'chain1ns', 'chaininter', 'sub', 'chainx')
 INTER_POSITIONS = ('inter', 'dotdot', 'chaininter')
 # op_info[]: name and the target of the ops group.
 OPS = (('open_rdonly', 'file-A'), ('open_wronly', 'file-A'),
@@ -61,7 +61,9 @@ OPS = (('open_rdonly', 'file-A'), ('open_wronly', 'file-A'),
        ('linkat_follow', 'file-A'), ('execve', 'script-A'),
        ('rename', 'file-A'), ('unlink', 'file-A'),
        ('open_nonblock_directory', 'dir'), ('openat_dirfd', 'file-A'),
-       ('faccessat_nofollow', 'file-A'))
+       ('faccessat_nofollow', 'file-A'), ('utimensat_nofollow', 'file-A'),
+       ('fchownat_nofollow', 'file-A'), ('open_bindmount', 'file-A'),
+       ('openat2_cached', 'file-A'))
 REP_DIRS = (('1777', 'root'), ('1777', 'A'), ('0777', 'root'),
             ('1770', 'A'))
 MOUNT_CASES = (('trail', 'open_rdonly', 'file-root'),

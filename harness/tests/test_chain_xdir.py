@@ -1,0 +1,57 @@
+"""chain-xdir: two sticky directories with different owners on one path.
+The first link is the case's, in the case's directory; it names a second
+link, root's, in B's 1777 directory (common/layout.c).  Each link must be
+judged against its own directory: judged against the first one, root's
+second link would pass in every root-owned directory."""
+
+import unittest
+
+import support  # noqa: F401  (sets the import path)
+from stickydiff import caseids, model
+from stickydiff.model import config_for, predict
+from suite import expect
+
+
+def predicted(cid, flavor, setting):
+    knobs = dict(expect.settings(flavor))[setting]
+    return predict({'params': caseids.params_of(cid)},
+                   config_for(flavor, knobs))
+
+
+CID = 'p/d1777-root/lA/tfile-root/f{}/chainx/open_rdonly'
+
+
+class ChainXdirTest(unittest.TestCase):
+    def test_the_second_link_lives_in_bs_dir(self):
+        links = caseids.params_of(CID.format('A'))['links']
+        self.assertEqual([(x['dir_mode'], x['dir_owner'], x['owner'])
+                          for x in links],
+                         [('1777', 'root', 'A'), ('1777', 'B', 'root')])
+
+    def test_the_second_link_refuses(self):
+        # A follows A's own link, then root's link in B's directory
+        for flavor, setting in (('v3y', 'ps0-own1'), ('v1', 'ps0-own1'),
+                                ('yama', 'ps0-own1'),
+                                ('base', 'ps1-own-')):
+            got = predicted(CID.format('A'), flavor, setting)
+            self.assertEqual((got.errno, got.link), ('EACCES', 1), flavor)
+            root = CID.format('root').replace('/lA/', '/lroot/')
+            self.assertEqual(predicted(root, flavor, setting).errno, '0',
+                             flavor)
+
+    def test_each_link_in_its_own_directory(self):
+        # B's link in root's dir: the first link refuses A, not the second
+        got = predicted(CID.format('A').replace('/lA/', '/lB/'), 'v3y',
+                        'ps0-own1')
+        self.assertEqual((got.decider, got.link), (model.OWN, 0))
+        ids = [c for c in expect.case_ids() if '/chainx/' in c]
+        self.assertEqual(len(ids), 4 * 3 * 7)
+        second = sum(predicted(c, 'v3y', 'ps0-own1').link == 1 for c in ids)
+        # the 4 followers with fsuid != 0, once past the first link:
+        # 0777-root 4 x 3 link owners, 1770-A 3 x 3 (B cannot search it),
+        # 1777-root 3 x 2 + 2 (root's link or their own), 1777-A 3 + 2
+        self.assertEqual(second, 12 + 9 + 8 + 5)
+
+
+if __name__ == '__main__':
+    unittest.main()
