@@ -65,6 +65,15 @@ class IdsTest(unittest.TestCase):
                          'the ids differ from common/matrix.c (its digest '
                          'in common/unit_test.c)')
 
+    def test_the_quick_ids_in_their_order(self):
+        ids = list(expect.case_ids(quick=True))
+        self.assertEqual(len(ids), 1008)
+        self.assertLess(set(ids), set(expect.case_ids()))
+        with open(UNIT_TEST_C, encoding='utf-8') as f:
+            golden = re.search(r'quick_golden = (0x[0-9a-f]+)UL', f.read())
+        self.assertEqual(expect.fnv_digest(ids), int(golden.group(1), 16),
+                         'the --quick ids differ from common/matrix.c')
+
     def test_every_id_rebuilds_params(self):
         for cid in expect.case_ids():
             caseids.params_of(cid)
@@ -93,6 +102,19 @@ class StaleGuestTest(unittest.TestCase):
         self.assertIn('(0 not run, 1 unknown)', why)
         self.assertEqual(cli.missing_cases([]), 'no case was recorded')
 
+    def test_quick_and_only_runs_are_checked_too(self):
+        quick = list(expect.case_ids(quick=True))
+        self.assertIsNone(cli.missing_cases(self.cases(quick), ['--quick']))
+        why = cli.missing_cases(self.cases(quick[1:]), ['--quick'])
+        self.assertIn('(1 not run, 0 unknown)', why)
+        self.assertIn('the guest ran 1008 cases, the matrix has 5781',
+                      cli.missing_cases(self.cases(quick), []) or '')
+        ops = [c for c in expect.case_ids() if c.startswith('o/')]
+        self.assertIsNone(cli.missing_cases(self.cases(ops),
+                                            ['--only', 'ops']))
+        self.assertIn('(1 not run', cli.missing_cases(
+            self.cases(ops[:-1]), ['--only', 'ops']))
+        self.assertIsNone(cli.missing_cases([], ['--only', 'log']))
 
 
 class SettingsTest(unittest.TestCase):
