@@ -46,13 +46,15 @@ static int mkfile(const char *path, unsigned mode, unsigned uid, const char *bod
 	return 0;
 }
 
-static int ensure_link_raw(const char *path, const char *body, unsigned uid, char *why, size_t n)
+/* by_owner: the link must be there already (link_as_owner made it) */
+static int ensure_link_raw(const char *path, const char *body, unsigned uid, int by_owner,
+			   char *why, size_t n)
 {
 	struct stat st;
 	char b[PATHMAX];
 	ssize_t len;
 	if (lstat(path, &st)) {
-		if (errno != ENOENT)
+		if (errno != ENOENT || by_owner)
 			FAIL("lstat %s: %s", path, strerror(errno));
 		if (symlink(body, path) || lchown(path, uid, uid))
 			FAIL("symlink %s: %s", path, strerror(errno));
@@ -68,11 +70,33 @@ static int ensure_link_raw(const char *path, const char *body, unsigned uid, cha
 	return 0;
 }
 
+/* symlink() as the link's owner (ids and gids its uid), as LTP's users make theirs */
+static int link_as_owner(const struct link_mk *k, char *why, size_t n)
+{
+	struct stat st;
+	char w2[256];
+	int r, e;
+
+	if (lstat(k->path, &st) == 0 || errno != ENOENT)
+		return 0;		/* ensure_link_raw checks what is there */
+	if (ident_full(k->uid, why, n))
+		return ident_restore(w2, sizeof w2), -1;
+	r = symlink(k->body, k->path);
+	e = errno;
+	if (ident_restore(w2, sizeof w2))
+		FAIL("%s", w2);
+	if (r)
+		FAIL("symlink %s as uid %u: %s", k->path, k->uid, strerror(e));
+	return 0;
+}
+
 int ensure_link(const struct link_mk *k, char *why, size_t n)
 {
 	if (check_dir(k->dir, k->dir_mode, k->dir_uid, why, n))
 		return -1;
-	return ensure_link_raw(k->path, k->body, k->uid, why, n);
+	if (k->by_owner && link_as_owner(k, why, n))
+		return -1;
+	return ensure_link_raw(k->path, k->body, k->uid, k->by_owner, why, n);
 }
 
 static const char *const tfile[N_TARGET] = { "file-root", "file-A", "file-B", "dir", "missing",
@@ -137,10 +161,10 @@ int fixture_setup(char *why, size_t n)
 	for (int t = 0; t < N_TARGET; t++) {
 		snprintf(p, sizeof p, SCRATCH "/sa/ctl/%s", tfile[t]);
 		snprintf(b, sizeof b, SCRATCH "/sa/t/%s", tfile[t]);
-		if (ensure_link_raw(p, b, 0, why, n))
+		if (ensure_link_raw(p, b, 0, 0, why, n))
 			return -1;
 	}
-	if (ensure_link_raw(SCRATCH "/sa/ctl/dir-sub", SCRATCH "/sa/t/dir/sub", 0, why, n))
+	if (ensure_link_raw(SCRATCH "/sa/ctl/dir-sub", SCRATCH "/sa/t/dir/sub", 0, 0, why, n))
 		return -1;
 	return 0;
 }

@@ -55,6 +55,7 @@ void layout_case(const struct case_spec *c, struct layout *l)
 
 	switch (p) {
 	case P_TRAIL:
+	case P_BYOWNER:
 	case P_TRAIL_REL: {
 		char body[PATHMAX];
 		if (p == P_TRAIL_REL)
@@ -62,6 +63,7 @@ void layout_case(const struct case_spec *c, struct layout *l)
 		else
 			CAT(body, "%s", tgt);
 		mk(&l->mk[0], d, name, body, luid, dmode, duid);
+		l->mk[0].by_owner = p == P_BYOWNER;
 		l->nmk = 1;
 		l->links[0].mk = 0, l->links[0].kind = K_TRAILING, l->nlinks = 1;
 		break;
@@ -142,7 +144,7 @@ void layout_case(const struct case_spec *c, struct layout *l)
 		while (k < l->nlinks && l->links[k].kind == K_INTERMEDIATE)
 			k++;
 		l->nlinks = k;
-		l->on_link = p == P_TRAIL || p == P_TRAIL_REL || p == P_CHAIN ||
+		l->on_link = p == P_TRAIL || p == P_TRAIL_REL || p == P_BYOWNER || p == P_CHAIN ||
 			     p == P_CHAIN_2NS || p == P_CHAIN_1NS || p == P_SUBDIR ||
 			     p == P_CHAIN_XDIR;
 	}

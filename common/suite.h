@@ -10,7 +10,7 @@ enum owner { OWN_ROOT, OWN_A, OWN_B, N_OWN };
 enum target { T_FILE_ROOT, T_FILE_A, T_FILE_B, T_DIR, T_DANGLING, T_SCRIPT_A, N_TARGET };
 enum follower { F_ROOT, F_A, F_B, F_E0FA, F_EAF0, F_SETUID, F_SETUID_EXEC, N_FOLLOWER };
 enum position { P_TRAIL, P_TRAIL_REL, P_INTER, P_DOTDOT, P_CHAIN, P_CHAIN_2NS,
-		P_CHAIN_1NS, P_CHAIN_INTER, P_SUBDIR, P_CHAIN_XDIR, N_POS };
+		P_CHAIN_1NS, P_CHAIN_INTER, P_SUBDIR, P_CHAIN_XDIR, P_BYOWNER, N_POS };
 enum op {
 	OP_OPEN_RDONLY, OP_OPEN_WRONLY, OP_OPEN_RDWR, OP_OPEN_CREAT, OP_OPEN_CREAT_EXCL,
 	OP_OPEN_NOFOLLOW, OP_OPEN_PATH, OP_OPEN_DIRECTORY, OP_OPENAT2_NOSYM, OP_STAT,
@@ -62,6 +62,7 @@ int lookup_name(const char *const *names, int n, const char *s);
 struct link_mk {
 	char dir[PATHMAX], path[PATHMAX], body[PATHMAX];
 	unsigned uid, dir_mode, dir_uid;
+	int by_owner;			/* made by symlink() as its owner, not root + lchown */
 };
 struct layout {
 	char path[PATHMAX];		/* path given to the syscall */

@@ -21,7 +21,7 @@ POSITIONS = {"trail": "trailing", "rel": "trailing-rel",
              "inter": "intermediate", "dotdot": "dotdot", "chain": "chain",
              "chain2ns": "chain-2ns", "chain1ns": "chain-1ns",
              "chaininter": "chain-inter", "sub": "subdir-ns",
-             "chainx": "chain-xdir"}
+             "chainx": "chain-xdir", "byowner": "trailing-byowner"}
 # common/matrix.c follower_ids: ruid, euid, suid, fsuid; gids the same.
 FOLLOWERS = {"root": (0, 0, 0, 0), "A": (1000, 1000, 0, 1000),
              "B": (1001, 1001, 0, 1001), "euid0-fsuidA": (0, 0, 0, 1000),
@@ -50,7 +50,8 @@ NS_DIR = ("0777", "root")
 XDIR_LINK = ("1777", "B", "root")
 # Positions whose path names the link itself (layout.c on_link).
 ON_LINK = frozenset({"trailing", "trailing-rel", "chain", "chain-2ns",
-                     "chain-1ns", "subdir-ns", "chain-xdir"})
+                     "chain-1ns", "subdir-ns", "chain-xdir",
+                     "trailing-byowner"})
 
 
 class CaseIdError(ValueError):
@@ -102,6 +103,7 @@ def _links(axes):
     here = (axes["dir_mode"], axes["dir_owner"])
     pos, owner = axes["position"], axes["link_owner"]
     dirs = {"trailing": [here], "trailing-rel": [here],
+            "trailing-byowner": [here],
             "intermediate": [here], "dotdot": [here],
             "chain": [here, here], "chain-inter": [here, here],
             "chain-2ns": [here, NS_DIR], "chain-1ns": [NS_DIR, here],

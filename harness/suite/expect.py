@@ -46,7 +46,7 @@ TARGETS = ('file-root', 'file-A', 'file-B', 'dir', 'dangling', 'script-A')
 FOLLOWERS = ('root', 'A', 'B', 'euid0-fsuidA', 'euidA-fsuid0',
              'setuid-fsuidA', 'setuid-exec')
 POSITIONS = ('trail', 'rel', 'inter', 'dotdot', 'chain', 'chain2ns',
-             'chain1ns', 'chaininter', 'sub', 'chainx')
+             'chain1ns', 'chaininter', 'sub', 'chainx', 'byowner')
 INTER_POSITIONS = ('inter', 'dotdot', 'chaininter')
 # op_info[]: name and the target of the ops group.
 OPS = (('open_rdonly', 'file-A'), ('open_wronly', 'file-A'),
@@ -67,6 +67,8 @@ OPS = (('open_rdonly', 'file-A'), ('open_wronly', 'file-A'),
 REP_DIRS = (('1777', 'root'), ('1777', 'A'), ('0777', 'root'),
             ('1770', 'A'))
 REP_DIRS_QUICK = REP_DIRS[:1] + REP_DIRS[2:3]
+# byowner: B cannot make a link in 1770-A
+REP_DIRS_BYOWNER = REP_DIRS[:3]
 MOUNT_CASES = (('trail', 'open_rdonly', 'file-root'),
                ('inter', 'open_rdonly', 'dir'),
                ('trail', 'stat', 'file-root'),
@@ -112,7 +114,8 @@ def case_ids(quick=False):
         inter = pos in INTER_POSITIONS
         target = 'dir' if inter else 'file-root'
         yield from _cross_rep('p', target, pos, 'open_rdonly', followers,
-                              dirs)
+                              REP_DIRS_BYOWNER if pos == 'byowner' and
+                              not quick else dirs)
         if inter:
             yield from _cross_rep('p', target, pos, 'open_nofollow',
                                   followers, dirs)

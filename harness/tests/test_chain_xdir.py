@@ -53,5 +53,23 @@ class ChainXdirTest(unittest.TestCase):
         self.assertEqual(second, 12 + 9 + 8 + 5)
 
 
+class ByOwnerTest(unittest.TestCase):
+    """trailing-byowner: the link made by its owner with symlink(), as LTP
+    prot_hsymlinks' users make theirs; judged as a root-made one."""
+
+    def test_judged_as_trailing(self):
+        ids = [c for c in expect.case_ids() if '/byowner/' in c]
+        self.assertEqual(len(ids), 3 * 3 * 7)
+        self.assertFalse([c for c in ids if '/d1770-A/' in c])
+        refused = 0
+        for cid in ids:
+            got = predicted(cid, 'v3y', 'ps0-own1')
+            twin = predicted(cid.replace('/byowner/', '/trail/'), 'v3y',
+                             'ps0-own1')
+            self.assertEqual(got.verdict(), twin.verdict(), cid)
+            refused += got.decider == model.OWN
+        self.assertEqual(refused, 4 + 6 + 4 + 6)
+
+
 if __name__ == '__main__':
     unittest.main()
