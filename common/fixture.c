@@ -100,7 +100,7 @@ int ensure_link(const struct link_mk *k, char *why, size_t n)
 }
 
 static const char *const tfile[N_TARGET] = { "file-root", "file-A", "file-B", "dir", "missing",
-					     "script-A" };
+					     "script-A", "ww" };
 
 int check_target(int t, char *why, size_t n)
 {
@@ -114,6 +114,8 @@ int check_target(int t, char *why, size_t n)
 	}
 	if (t == T_DIR)
 		return check_dir(p, 0755, 0, why, n);
+	if (t == T_DIR_WW)
+		return check_dir(p, 0777, 0, why, n);
 	if (lstat(p, &st))
 		FAIL("lstat %s: %s", p, strerror(errno));
 	unsigned uid = t == T_FILE_A || t == T_SCRIPT_A ? 1000 : t == T_FILE_B ? 1001 : 0;
@@ -152,6 +154,7 @@ int fixture_setup(char *why, size_t n)
 	if (ensure_dir(SCRATCH "/sa/t", 0777, 0, why, n) || ensure_dir(SCRATCH "/sa/ctl", 0755, 0, why, n) ||
 	    ensure_dir(SCRATCH "/sa/hl", 0777, 0, why, n) || ensure_dir(SCRATCH "/sa/t/dir", 0755, 0, why, n) ||
 	    ensure_dir(SCRATCH "/sa/t/dir/sub", 0755, 0, why, n) ||
+	    ensure_dir(SCRATCH "/sa/t/ww", 0777, 0, why, n) ||
 	    mkfile(SCRATCH "/sa/t/dir/f", 0666, 0, NULL, why, n) ||
 	    mkfile(SCRATCH "/sa/t/file-root", 0666, 0, NULL, why, n) ||
 	    mkfile(SCRATCH "/sa/t/file-A", 0666, 1000, NULL, why, n) ||

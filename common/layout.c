@@ -6,7 +6,7 @@
 #define CAT(buf, ...) xfmt(buf, sizeof(buf), __VA_ARGS__)
 
 static const char *const target_file[N_TARGET] = { "file-root", "file-A", "file-B", "dir",
-						   "missing", "script-A" };
+						   "missing", "script-A", "ww" };
 
 void dir_path(char *buf, size_t n, int mount, int mode_idx, int owner)
 {
@@ -132,6 +132,13 @@ void layout_case(const struct case_spec *c, struct layout *l)
 	CAT(l->ctl_link, SCRATCH "/sa/ctl/%s%s", ctlname, suffix);
 	CAT(l->path, "%s%s", l->mk[0].path, suffix);
 	CAT(l->aux, "%s.ren", l->mk[0].path);
+	if (op_info[c->op].through) {
+		for (int i = 0; i < l->nlinks; i++)
+			l->links[i].kind = K_INTERMEDIATE;
+		CAT(l->path, "%s/" TMPFILE_NAME, l->mk[0].path);
+		CAT(l->ctl_target, "%s/" TMPFILE_NAME, l->target);
+		CAT(l->ctl_link, SCRATCH "/sa/ctl/%s/" TMPFILE_NAME, ctlname);
+	}
 	if (op_info[c->op].bind) {
 		via_bind(l->path);
 		via_bind(l->ctl_target);

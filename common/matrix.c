@@ -7,7 +7,7 @@ const unsigned dir_modes[N_DIRMODE] = { 01777, 0777, 01755, 0755, 01733, 01770, 
 const char *const owner_names[N_OWN] = { "root", "A", "B" };
 const unsigned owner_ids[N_OWN] = { 0, 1000, 1001 };
 const char *const target_names[N_TARGET] = { "file-root", "file-A", "file-B", "dir",
-					     "dangling", "script-A" };
+					     "dangling", "script-A", "dir-ww" };
 const char *const follower_names[N_FOLLOWER] = { "root", "A", "B", "euid0-fsuidA",
 						 "euidA-fsuid0", "setuid-fsuidA", "setuid-exec" };
 const struct follower_ids follower_ids[N_FOLLOWER] = {
@@ -60,6 +60,9 @@ const struct op_info op_info[N_OP] = {
 	 * RCU walk needs no atime update, so RESOLVE_CACHED hears the rule */
 	[OP_OPEN_BINDMOUNT] = { "open_bindmount", 0, T_FILE_A, 0, 0, 1 },
 	[OP_OPENAT2_CACHED] = { "openat2_cached", 0, T_FILE_A, 0, 0, 1 },
+	/* O_TMPFILE in t/ww, then linkat() of it to <link>/tmpfile: the link is
+	 * followed as an intermediate one, where mainline never checks */
+	[OP_TMPFILE_LINKAT] = { "tmpfile_linkat", 0, T_DIR_WW, 0, 1, 0, 1 },
 };
 
 /* representative dirs for the non-core axes: (mode index, owner) */

@@ -90,6 +90,22 @@ static int at_dirfd(const char *path, int *err)
 	return fd_op(fd, err);
 }
 
+/* an unnamed file in t/ww (O_TMPFILE), then linked to path with linkat() */
+static int tmpfile_linkat(const char *path, int *err)
+{
+	char proc[64];
+	int fd = open(SCRATCH "/sa/t/ww", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600), r, e;
+
+	if (fd < 0)
+		return rc(-1, err);
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	r = linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
+	e = errno;
+	close(fd);
+	errno = e;
+	return rc(r, err);
+}
+
 int do_op(int op, const char *path, const char *aux, unsigned chown_uid, int *err)
 {
 	struct stat st;
@@ -142,6 +158,7 @@ int do_op(int op, const char *path, const char *aux, unsigned chown_uid, int *er
 		struct open_how how = { .flags = O_RDONLY | O_CLOEXEC, .resolve = RESOLVE_CACHED };
 		return fd_op((int)syscall(437, AT_FDCWD, path, &how, sizeof how), err);
 	}
+	case OP_TMPFILE_LINKAT: return tmpfile_linkat(path, err);
 	case OP_FCHOWNAT_NOFOLLOW:
 		return rc(fchownat(AT_FDCWD, path, chown_uid, (gid_t)-1, AT_SYMLINK_NOFOLLOW), err);
 	}

@@ -83,6 +83,8 @@ static int tidy(int op, const char *aux, const struct case_spec *c)
 		p = SCRATCH "/sa/t/missing";
 	else if (op == OP_LINKAT_FOLLOW)
 		p = aux;
+	else if (op == OP_TMPFILE_LINKAT)
+		p = SCRATCH "/sa/t/ww/" TMPFILE_NAME;
 	if (p && unlink(p) && errno != ENOENT)
 		return -1;
 	return 0;

@@ -7,7 +7,7 @@
 #define PATHMAX 256
 
 enum owner { OWN_ROOT, OWN_A, OWN_B, N_OWN };
-enum target { T_FILE_ROOT, T_FILE_A, T_FILE_B, T_DIR, T_DANGLING, T_SCRIPT_A, N_TARGET };
+enum target { T_FILE_ROOT, T_FILE_A, T_FILE_B, T_DIR, T_DANGLING, T_SCRIPT_A, T_DIR_WW, N_TARGET };
 enum follower { F_ROOT, F_A, F_B, F_E0FA, F_EAF0, F_SETUID, F_SETUID_EXEC, N_FOLLOWER };
 enum position { P_TRAIL, P_TRAIL_REL, P_INTER, P_DOTDOT, P_CHAIN, P_CHAIN_2NS,
 		P_CHAIN_1NS, P_CHAIN_INTER, P_SUBDIR, P_CHAIN_XDIR, P_BYOWNER, N_POS };
@@ -17,7 +17,8 @@ enum op {
 	OP_LSTAT, OP_ACCESS, OP_FACCESSAT_EACCESS, OP_CHDIR, OP_TRUNCATE, OP_CHMOD,
 	OP_CHOWN, OP_UTIMENSAT, OP_READLINK, OP_LINKAT_FOLLOW, OP_EXECVE, OP_RENAME,
 	OP_UNLINK, OP_OPEN_NONBLOCK_DIRECTORY, OP_OPENAT_DIRFD, OP_FACCESSAT_NOFOLLOW,
-	OP_UTIMENSAT_NOFOLLOW, OP_FCHOWNAT_NOFOLLOW, OP_OPEN_BINDMOUNT, OP_OPENAT2_CACHED, N_OP
+	OP_UTIMENSAT_NOFOLLOW, OP_FCHOWNAT_NOFOLLOW, OP_OPEN_BINDMOUNT, OP_OPENAT2_CACHED,
+	OP_TMPFILE_LINKAT, N_OP
 };
 enum case_group { G_MATRIX, G_POSITIONS, G_OPS, G_MOUNTS, N_CASE_GROUP };
 enum mountk { M_SA, M_NF, N_MOUNT };
@@ -45,7 +46,9 @@ struct op_info {
 	unsigned char nosyms;	/* forbids following any link (ELOOP) */
 	unsigned char mutates;	/* needs cleanup */
 	unsigned char bind;	/* walks the noatime bind mount of sa (SCRATCH/sb) */
+	unsigned char through;	/* names TMPFILE_NAME under the link: an intermediate one */
 };
+#define TMPFILE_NAME "tmpfile"
 extern const struct op_info op_info[N_OP];
 
 struct case_spec {

@@ -41,9 +41,12 @@ OPS = frozenset({
     "linkat_follow", "execve", "rename", "unlink",
     "open_nonblock_directory", "openat_dirfd", "faccessat_nofollow",
     "utimensat_nofollow", "fchownat_nofollow", "open_bindmount",
-    "openat2_cached"})
+    "openat2_cached", "tmpfile_linkat"})
+# op_info[].through: the op names a file under the link (TMPFILE_NAME), so
+# the walk follows the link as an intermediate one.
+THROUGH_OPS = frozenset({"tmpfile_linkat"})
 TARGETS = frozenset({"file-root", "file-A", "file-B", "dir", "dangling",
-                     "script-A"})
+                     "script-A", "dir-ww"})
 # The non-sticky 0777 root dir `ns` of the chain positions.
 NS_DIR = ("0777", "root")
 # chain-xdir's second link: root's, in B's 1777 dir.
@@ -111,7 +114,8 @@ def _links(axes):
             "chain-xdir": [here, XDIR_LINK[:2]]}[pos]
     owners = [owner, XDIR_LINK[2] if pos == "chain-xdir" else owner]
     kind = ("intermediate" if pos in ("intermediate", "dotdot",
-                                      "chain-inter") else "trailing")
+                                      "chain-inter")
+            or axes["op"] in THROUGH_OPS else "trailing")
     links = [_link(mode, downer, link_owner, kind)
              for (mode, downer), link_owner in zip(dirs, owners)]
     if axes["op"] in NOFOLLOW_OPS:

@@ -66,7 +66,10 @@ TARGETS = {
     "dir": Node(DIR, 0o755, "root"),
     "dangling": None,
     "script-A": Node(FILE, 0o755, "A", script=True),
+    "dir-ww": Node(DIR, 0o777, "root"),
 }
+# tmpfile_linkat's O_TMPFILE directory, sa/t/ww.
+WW_DIR = TARGETS["dir-ww"]
 # ... in sa/t/dir, and sa/hl where linkat_follow puts its new name.
 DIR_F = Node(FILE, 0o666, "root")
 DIR_SUB = Node(DIR, 0o755, "root")
@@ -253,6 +256,18 @@ def _attr(op, node, cred, params):
     return _result(permitted(node, cred, MAY_WRITE), "EACCES")
 
 
+def _tmpfile_linkat(node, cred):
+    """open(t/ww, O_TMPFILE), then linkat() of /proc/self/fd/N (the
+    follower's own file: may_linkat() allows it) to <node>/tmpfile."""
+    if not permitted(WW_DIR, cred, MAY_WRITE | MAY_EXEC):
+        return (-1, "EACCES")
+    if node is None:
+        return (-1, "ENOENT")
+    if node.kind != DIR:
+        return (-1, "ENOTDIR")
+    return _result(permitted(node, cred, MAY_WRITE | MAY_EXEC), "EACCES")
+
+
 def predict_control(params, protected_hardlinks=0):
     """(ret, errno) of the case's op on its target without any link, or
     None where the suite runs no control.  `protected_hardlinks` is the
@@ -287,6 +302,8 @@ def _predict(op, position, target, fsuid, fsgid, ruid, rgid,
         return _execve(node, cred)
     if op == "linkat_follow":
         return _linkat(node, cred, protected_hardlinks)
+    if op == "tmpfile_linkat":
+        return _tmpfile_linkat(node, cred)
     if node is None:
         return (-1, "ENOENT")
     if op in ("stat", "lstat"):

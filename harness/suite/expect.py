@@ -42,7 +42,8 @@ GUEST_PATH = '/etc/sticky/expect.txt'
 # with an FNV-1a digest; tests/test_expect.py checks this one against it.
 DIR_MODES = ('1777', '0777', '1755', '0755', '1733', '1770', '1707')
 OWNERS = ('root', 'A', 'B')
-TARGETS = ('file-root', 'file-A', 'file-B', 'dir', 'dangling', 'script-A')
+TARGETS = ('file-root', 'file-A', 'file-B', 'dir', 'dangling', 'script-A',
+           'dir-ww')
 FOLLOWERS = ('root', 'A', 'B', 'euid0-fsuidA', 'euidA-fsuid0',
              'setuid-fsuidA', 'setuid-exec')
 POSITIONS = ('trail', 'rel', 'inter', 'dotdot', 'chain', 'chain2ns',
@@ -63,7 +64,7 @@ OPS = (('open_rdonly', 'file-A'), ('open_wronly', 'file-A'),
        ('open_nonblock_directory', 'dir'), ('openat_dirfd', 'file-A'),
        ('faccessat_nofollow', 'file-A'), ('utimensat_nofollow', 'file-A'),
        ('fchownat_nofollow', 'file-A'), ('open_bindmount', 'file-A'),
-       ('openat2_cached', 'file-A'))
+       ('openat2_cached', 'file-A'), ('tmpfile_linkat', 'dir-ww'))
 REP_DIRS = (('1777', 'root'), ('1777', 'A'), ('0777', 'root'),
             ('1770', 'A'))
 REP_DIRS_QUICK = REP_DIRS[:1] + REP_DIRS[2:3]

@@ -26,7 +26,8 @@ class PeerOpsTest(unittest.TestCase):
     def test_each_op_has_the_ops_group_cross(self):
         for op in ('open_nonblock_directory', 'openat_dirfd',
                    'faccessat_nofollow', 'utimensat_nofollow',
-                   'fchownat_nofollow', 'open_bindmount', 'openat2_cached'):
+                   'fchownat_nofollow', 'open_bindmount', 'openat2_cached',
+                   'tmpfile_linkat'):
             self.assertEqual(len(ops_ids(op)), 4 * 3 * 7, op)
 
     def test_openat_dirfd_is_judged_like_open_rdonly(self):
@@ -135,6 +136,28 @@ class BindMountAndCachedTest(unittest.TestCase):
             want = predicted(cid.replace('openat2_cached', 'open_bindmount'))
             self.assertEqual(got.errno, 'EAGAIN' if want.decider in (
                 model.OWN, model.MAINLINE) else want.errno, cid)
+
+
+class TmpfileLinkatTest(unittest.TestCase):
+    """O_TMPFILE in t/ww, then linkat() to <link>/tmpfile: the link is an
+    intermediate one, which only the revisions check."""
+
+    CID = 'o/d1777-root/lA/tdir-ww/fB/trail/tmpfile_linkat'
+
+    def test_the_link_is_intermediate(self):
+        params = caseids.params_of(self.CID)
+        self.assertEqual([x['kind'] for x in params['links']],
+                         ['intermediate'])
+        self.assertEqual(predict_control(params), (0, '0'))
+
+    def test_mainline_lets_it_through_the_revisions_refuse(self):
+        self.assertEqual(predicted(self.CID, 'base', 'ps1-own-').errno, '0')
+        for flavor in ('v1', 'v3y', 'yama'):
+            got = predicted(self.CID, flavor, 'ps1-own1')
+            self.assertEqual((got.errno, got.decider), ('EACCES', model.OWN),
+                             flavor)
+        self.assertEqual(predicted(self.CID.replace('/fB/', '/fA/'),
+                                   'v3y', 'ps1-own1').errno, '0')
 
 
 if __name__ == '__main__':
