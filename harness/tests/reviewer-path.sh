@@ -9,8 +9,12 @@
 # explains every case (0 unexplained), and the report's "v1 vs v2" pair
 # shows 0 outcome differences. Needs `make` (or the kernels and suite
 # steps of `make check`) first: the copy borrows build/pristine, v1's
-# kernel and v1's results, and is removed when everything passed (a
-# kernel tree and its objects). The last line is "N passed, N failed".
+# kernel and v1's results. When everything passed the copy is removed
+# but for v2's kernel tree and objects, which the next run's copy finds
+# in place: `make kernel FLAVOR=v2` then rebuilds only when v2's series
+# or config changed (its stamp), as it would in the reviewer's own tree,
+# and a fresh clone builds it from nothing. The last line is
+# "N passed, N failed".
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 scratch=$top/build/reviewer-path
@@ -19,7 +23,11 @@ for need in "$top/build/pristine" "$top/build/v1/bzImage" \
 	[ -e "$need" ] || { echo "error: $need is missing: run make first"; \
 		echo "0 passed, 1 failed"; exit 1; }
 done
-rm -rf "$scratch"
+# everything but a kept build/v2 goes
+if [ -d "$scratch/top" ]; then
+	find "$scratch/top" -mindepth 1 -maxdepth 1 ! -name build -exec rm -rf {} +
+	find "$scratch/top/build" -mindepth 1 -maxdepth 1 ! -name v2 -exec rm -rf {} +
+fi
 mkdir -p "$scratch/top/build/results"
 cd "$top"
 git ls-files -z --cached --others --exclude-standard |
@@ -97,9 +105,10 @@ name="the report has the v1 vs v2 section"
 check grep -q "v1 vs v2" results/report.md
 echo "reviewer path took $((SECONDS - t0))s"
 if [ "$fail" -eq 0 ]; then
-	# a kernel tree and its objects: kept only when something failed
+	# the copy goes, v2's kernel tree and objects stay for the next run
 	cd "$top"
-	rm -rf "$scratch"
+	find "$scratch/top" -mindepth 1 -maxdepth 1 ! -name build -exec rm -rf {} +
+	find "$scratch/top/build" -mindepth 1 -maxdepth 1 ! -name v2 -exec rm -rf {} +
 	git -C build/pristine worktree prune
 fi
 echo "$pass passed, $fail failed"
