@@ -8,6 +8,13 @@ same relative paths in every flavor and shares their objects.
 Re-applying a changed series resets the worktree to pristine and runs
 `git am` again: only the files the patches touch get new mtimes, so make
 rebuilds only what they affect.
+
+A worktree's files are hard links to build/pristine's, not a checkout: a
+flavor's tree costs its directories and the files its series changes, not
+1.3 GB, and `make check` makes a dozen of them. Git never writes a file of
+a work tree in place (it unlinks and creates), so `git am` and `git reset`
+leave the shared files alone; an editor that rewrites in place would not,
+so edit the series, never build/<flavor>/src.
 """
 
 import glob
@@ -118,6 +125,37 @@ def _am_failure(out, patches):
     return which, where
 
 
+def linked_worktree(src, wt):
+    """Adds wt as a detached worktree of src at `pristine` whose files are
+    hard links to src's, with a copy of src's index: stat data matches (the
+    ctime a link changes is not trusted), so git hashes no file."""
+    git(src, 'config', 'core.trustctime', 'false')
+    changed = git(src, 'diff', '--name-only').stdout.split()
+    if changed:
+        raise HarnessError(
+            f"{src} has files changed in place: {', '.join(changed[:5])}"
+            f"{' ...' if len(changed) > 5 else ''} (an edit in some "
+            f'build/<flavor>/src writes through the hard link). Restore '
+            f'them with `git -C {src} checkout -f pristine`, then remove '
+            f'every build/*/src and build/*/src.applied to re-link them.')
+    os.makedirs(os.path.dirname(wt), exist_ok=True)
+    git(src, 'worktree', 'prune')
+    git(src, 'worktree', 'add', '-q', '-f', '--no-checkout', '--detach', wt,
+        'pristine')
+    entries = [os.path.join(src, e) for e in sorted(os.listdir(src))
+               if e != '.git']
+    res = subprocess.run(['cp', '-al', '--', *entries, wt],
+                         capture_output=True, text=True)
+    if res.returncode:
+        git(src, 'worktree', 'remove', '--force', wt, check=False)
+        raise HarnessError(f'linking {src} into {wt} failed: '
+                           f'{res.stderr.strip()}')
+    gitdir = git(wt, 'rev-parse', '--absolute-git-dir').stdout.strip()
+    shutil.copy2(os.path.join(src, '.git', 'index'),
+                 os.path.join(gitdir, 'index'))
+    git(wt, 'update-index', '-q', '--refresh', check=False)
+
+
 def worktree(build, flavor, top, stages):
     """Returns build/<flavor>/src, patched with the flavor's current series
     (none for a flavor without one; the subset its `patches` key names)."""
@@ -137,9 +175,7 @@ def worktree(build, flavor, top, stages):
         if os.path.exists(stamp):
             os.unlink(stamp)
         if not os.path.isdir(wt):
-            os.makedirs(os.path.dirname(wt), exist_ok=True)
-            git(src, 'worktree', 'prune')
-            git(src, 'worktree', 'add', '-q', '-f', '--detach', wt, 'pristine')
+            linked_worktree(src, wt)
         git(wt, 'am', '--abort', check=False)
         git(wt, 'reset', '-q', '--hard', 'pristine')
         res = git(wt, 'am', '-q', '--whitespace=nowarn', *patches,
