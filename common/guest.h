@@ -23,6 +23,7 @@ int ident_full(unsigned uid, char *why, size_t n);	/* r/e/fs = uid, saved 0 */
 int ident_ids(unsigned r, unsigned e, unsigned s, unsigned fs, char *why, size_t n);
 struct ids_now { unsigned r, e, s, fs, rg, eg, sg, fsg; };
 void ident_read(struct ids_now *x);
+int ident_dac_override(void);	/* 1 held, 0 not, -1 capget failed */
 
 /* setuid_exec.c: the setuid-exec follower, a setuid-root copy of the suite run by A */
 int setuid_exec_serve(void);	/* the copy's main loop */

@@ -19,6 +19,16 @@ static int capget_eff(struct __user_cap_data_struct d[2])
 	return (int)syscall(SYS_capget, &h, d);
 }
 
+/* 1 if CAP_DAC_OVERRIDE is effective, 0 if not, -1 if capget fails */
+int ident_dac_override(void)
+{
+	struct __user_cap_data_struct d[2];
+
+	if (capget_eff(d))
+		return -1;
+	return !!(d[0].effective & (1u << CAP_DAC_OVERRIDE));
+}
+
 void ident_read(struct ids_now *x)
 {
 	uid_t r, e, s;

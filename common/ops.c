@@ -29,6 +29,14 @@ static int rc(int r, int *err)
 	return r < 0 ? -1 : 0;
 }
 
+/* glibc 2.36 has no openat2() wrapper */
+static int openat2_rdonly(const char *path, __u64 resolve, int *err)
+{
+	struct open_how how = { .flags = O_RDONLY | O_CLOEXEC, .resolve = resolve };
+
+	return fd_op((int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how)), err);
+}
+
 static int do_exec(const char *path, int *err)
 {
 	int p[2], st, e = 0;
@@ -120,10 +128,7 @@ int do_op(int op, const char *path, const char *aux, unsigned chown_uid, int *er
 	case OP_OPEN_NOFOLLOW: return fd_op(open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), err);
 	case OP_OPEN_PATH: return fd_op(open(path, O_PATH | O_CLOEXEC), err);
 	case OP_OPEN_DIRECTORY: return fd_op(open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err);
-	case OP_OPENAT2_NOSYM: {
-		struct open_how how = { .flags = O_RDONLY | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS };
-		return fd_op((int)syscall(437, AT_FDCWD, path, &how, sizeof how), err);
-	}
+	case OP_OPENAT2_NOSYM: return openat2_rdonly(path, RESOLVE_NO_SYMLINKS, err);
 	case OP_STAT: return rc(stat(path, &st), err);
 	case OP_LSTAT: return rc(lstat(path, &st), err);
 	case OP_ACCESS: return rc(faccessat(AT_FDCWD, path, R_OK, 0), err);
@@ -154,10 +159,7 @@ int do_op(int op, const char *path, const char *aux, unsigned chown_uid, int *er
 		return rc(utimensat(AT_FDCWD, path, ts, AT_SYMLINK_NOFOLLOW), err);
 	}
 	case OP_OPEN_BINDMOUNT: return fd_op(open(path, O_RDONLY | O_CLOEXEC), err);
-	case OP_OPENAT2_CACHED: {
-		struct open_how how = { .flags = O_RDONLY | O_CLOEXEC, .resolve = RESOLVE_CACHED };
-		return fd_op((int)syscall(437, AT_FDCWD, path, &how, sizeof how), err);
-	}
+	case OP_OPENAT2_CACHED: return openat2_rdonly(path, RESOLVE_CACHED, err);
 	case OP_TMPFILE_LINKAT: return tmpfile_linkat(path, err);
 	case OP_FCHOWNAT_NOFOLLOW:
 		return rc(fchownat(AT_FDCWD, path, chown_uid, (gid_t)-1, AT_SYMLINK_NOFOLLOW), err);

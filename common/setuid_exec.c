@@ -9,12 +9,10 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/capability.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/sendfile.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -54,16 +52,6 @@ static int full_io(int fd, void *buf, size_t len, int wr)
 	return 0;
 }
 
-static int has_dac_override(void)
-{
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct d[2];
-
-	if (syscall(SYS_capget, &h, d))
-		return -1;
-	return !!(d[0].effective & (1u << CAP_DAC_OVERRIDE));
-}
-
 /* The copy's side: one reply per request until the pipe closes. */
 int setuid_exec_serve(void)
 {
@@ -80,7 +68,7 @@ int setuid_exec_serve(void)
 		memset(&a, 0, sizeof a);
 		a.ret = do_op(q.op, q.path, q.aux, q.chown_uid, &a.err);
 		ident_read(&a.ids);
-		a.dac_override = has_dac_override();
+		a.dac_override = ident_dac_override();
 		if (full_io(out, &a, sizeof a, 1))
 			return 1;
 	}
