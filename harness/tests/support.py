@@ -30,6 +30,18 @@ BOOT = {
 }
 
 
+def predict_id(cid, flavor, setting, **ids):
+    """The model's outcome for a suite case id (its parameters come from the
+    id, `ids` overrides some), in a flavor and setting of the suite."""
+    from stickydiff import caseids
+    from stickydiff.model import config_for, predict
+    from suite import expect
+    params = dict(caseids.params_of(cid))
+    params.update(ids)
+    setting_knobs = dict(expect.settings(flavor))[setting]
+    return predict({'params': params}, config_for(flavor, setting_knobs))
+
+
 def knobs(flavor, setting):
     if setting == "boot":
         ps, weak, prot, yama = BOOT[flavor]

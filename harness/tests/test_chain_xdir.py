@@ -6,16 +6,9 @@ second link would pass in every root-owned directory."""
 
 import unittest
 
-import support  # noqa: F401  (sets the import path)
+import support
 from stickydiff import caseids, model
-from stickydiff.model import config_for, predict
 from suite import expect
-
-
-def predicted(cid, flavor, setting):
-    knobs = dict(expect.settings(flavor))[setting]
-    return predict({'params': caseids.params_of(cid)},
-                   config_for(flavor, knobs))
 
 
 CID = 'p/d1777-root/lA/tfile-root/f{}/chainx/open_rdonly'
@@ -33,20 +26,20 @@ class ChainXdirTest(unittest.TestCase):
         for flavor, setting in (('v3y', 'ps0-own1'), ('v1', 'ps0-own1'),
                                 ('yama', 'ps0-own1'),
                                 ('base', 'ps1-own-')):
-            got = predicted(CID.format('A'), flavor, setting)
+            got = support.predict_id(CID.format('A'), flavor, setting)
             self.assertEqual((got.errno, got.link), ('EACCES', 1), flavor)
             root = CID.format('root').replace('/lA/', '/lroot/')
-            self.assertEqual(predicted(root, flavor, setting).errno, '0',
+            self.assertEqual(support.predict_id(root, flavor, setting).errno, '0',
                              flavor)
 
     def test_each_link_in_its_own_directory(self):
         # B's link in root's dir: the first link refuses A, not the second
-        got = predicted(CID.format('A').replace('/lA/', '/lB/'), 'v3y',
+        got = support.predict_id(CID.format('A').replace('/lA/', '/lB/'), 'v3y',
                         'ps0-own1')
         self.assertEqual((got.decider, got.link), (model.OWN, 0))
         ids = [c for c in expect.case_ids() if '/chainx/' in c]
         self.assertEqual(len(ids), 4 * 3 * 7)
-        second = sum(predicted(c, 'v3y', 'ps0-own1').link == 1 for c in ids)
+        second = sum(support.predict_id(c, 'v3y', 'ps0-own1').link == 1 for c in ids)
         # the 4 followers with fsuid != 0, once past the first link:
         # 0777-root 4 x 3 link owners, 1770-A 3 x 3 (B cannot search it),
         # 1777-root 3 x 2 + 2 (root's link or their own), 1777-A 3 + 2
@@ -63,8 +56,8 @@ class ByOwnerTest(unittest.TestCase):
         self.assertFalse([c for c in ids if '/d1770-A/' in c])
         refused = 0
         for cid in ids:
-            got = predicted(cid, 'v3y', 'ps0-own1')
-            twin = predicted(cid.replace('/byowner/', '/trail/'), 'v3y',
+            got = support.predict_id(cid, 'v3y', 'ps0-own1')
+            twin = support.predict_id(cid.replace('/byowner/', '/trail/'), 'v3y',
                              'ps0-own1')
             self.assertEqual(got.verdict(), twin.verdict(), cid)
             refused += got.decider == model.OWN

@@ -4,18 +4,14 @@ O_DIRECTORY open, fstests generic/597 and vfstest's openat(dirfd,
 
 import unittest
 
-import support  # noqa: F401  (sets the import path)
+import support
 from stickydiff import caseids, model
 from stickydiff.control import has_control, predict_control
-from stickydiff.model import config_for, predict
 from suite import expect
 
 
 def predicted(cid, flavor='v3y', setting='ps0-own1', **ids):
-    params = dict(caseids.params_of(cid))
-    params.update(ids)
-    knobs = dict(expect.settings(flavor))[setting]
-    return predict({'params': params}, config_for(flavor, knobs))
+    return support.predict_id(cid, flavor, setting, **ids)
 
 
 def ops_ids(op):

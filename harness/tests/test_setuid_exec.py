@@ -5,18 +5,15 @@ where access(2) and faccessat() walk with the real ids."""
 
 import unittest
 
-import support  # noqa: F401  (sets the import path)
+import support
 from stickydiff import caseids, model
-from stickydiff.model import config_for, predict
 from suite import expect
 
 REAL_ID_OPS = ('access', 'faccessat_nofollow')
 
 
-def predicted(cid, flavor='v3y', setting='ps0-own1'):
-    knobs = dict(expect.settings(flavor))[setting]
-    return predict({'params': caseids.params_of(cid)},
-                   config_for(flavor, knobs))
+def predicted(cid, flavor='v3y', setting='ps0-own1', **ids):
+    return support.predict_id(cid, flavor, setting, **ids)
 
 
 def exec_ids():
