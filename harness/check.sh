@@ -38,12 +38,16 @@ unit_python() {
 	return $r
 }
 
-# Per-step seconds for `make bench` (build/results/check-timing.json).
+# Per-step seconds for `make bench` (build/results/check-timing.json),
+# and what build/ holds on disk (hard links counted once).
 write_times() {
 	mkdir -p build/results
-	local IFS=,
-	printf '{"total": %d, "steps": {%s}}\n' $((SECONDS - start)) \
-		"${times[*]}" >build/results/check-timing.json
+	local IFS=, mb
+	mb=$(du -sm build 2>/dev/null | cut -f1)
+	printf '{"total": %d, "build_mb": %d, "steps": {%s}}\n' \
+		$((SECONDS - start)) "${mb:-0}" "${times[*]}" \
+		>build/results/check-timing.json
+	echo "build/ holds ${mb:-?} MB; $(df -Pm build | awk 'NR == 2 { print $4 }') MB free"
 }
 
 step series-checkpatch $PY harness/sticky.py checkpatch

@@ -152,8 +152,9 @@ def check_seconds(build):
     except (OSError, ValueError):
         return None, f'{path} absent: run make check first'
     slow = sorted(data.get('steps', {}).items(), key=lambda kv: -kv[1])[:3]
+    disk = f"; build/ {data['build_mb']} MB" if data.get('build_mb') else ''
     return data.get('total'), 'slowest steps: ' + ', '.join(
-        f'{k} {v}s' for k, v in slow)
+        f'{k} {v}s' for k, v in slow) + disk
 
 
 def _suite_seconds(build, name):

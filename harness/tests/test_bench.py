@@ -37,13 +37,13 @@ class FigureTest(unittest.TestCase):
             os.makedirs(os.path.join(build, 'results'))
             with open(os.path.join(build, 'results', 'check-timing.json'),
                       'w') as f:
-                json.dump({'total': 1500, 'steps': {'suite': 400,
-                                                    'kernels': 300,
-                                                    'unit': 90, 'a': 1}}, f)
+                json.dump({'total': 1500, 'build_mb': 5120,
+                           'steps': {'suite': 400, 'kernels': 300,
+                                     'unit': 90, 'a': 1}}, f)
             total, note = bench.check_seconds(build)
         self.assertEqual(total, 1500)
         self.assertEqual(note, 'slowest steps: suite 400s, kernels 300s, '
-                         'unit 90s')
+                         'unit 90s; build/ 5120 MB')
 
 
 if __name__ == '__main__':
