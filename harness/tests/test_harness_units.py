@@ -241,5 +241,70 @@ class TestTarball(unittest.TestCase):
         self.assertIn('apt-get install linux-source-6.1', str(cm.exception))
 
 
+PATCH = """From: A Porter <porter@localhost>
+Subject: [PATCH] change a
+
+---
+ a | 2 +-
+
+diff --git a/a b/a
+--- a/a
++++ b/a
+@@ -1 +1 @@
+-pristine a
++patched a
+"""
+
+
+class TestLinkedWorktree(unittest.TestCase):
+    """A flavor's tree: hard links to the pristine tree, written only by
+    git, which replaces a file rather than writing through the link."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.src = os.path.join(self.tmp.name, 'pristine')
+        os.makedirs(os.path.join(self.src, 'sub'))
+        for name in ('a', 'sub/b'):
+            with open(os.path.join(self.src, name), 'w') as f:
+                f.write(f'pristine {os.path.basename(name)}\n')
+        tree.git(self.src, 'init', '-q', '-b', 'pristine')
+        tree.git(self.src, 'add', '-A')
+        tree.git(self.src, 'commit', '-q', '-m', 'pristine')
+        self.wt = os.path.join(self.tmp.name, 'v1', 'src')
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def ino(self, *parts):
+        return os.stat(os.path.join(*parts)).st_ino
+
+    def test_files_are_links_and_the_tree_is_clean(self):
+        tree.linked_worktree(self.src, self.wt)
+        self.assertEqual(self.ino(self.wt, 'sub/b'),
+                         self.ino(self.src, 'sub/b'))
+        self.assertEqual(tree.git(self.wt, 'status', '--porcelain').stdout,
+                         '')
+
+    def test_git_am_leaves_the_pristine_file_alone(self):
+        tree.linked_worktree(self.src, self.wt)
+        tree.git(self.wt, 'am', '-q', input=PATCH)
+        with open(os.path.join(self.wt, 'a')) as f:
+            self.assertEqual(f.read(), 'patched a\n')
+        with open(os.path.join(self.src, 'a')) as f:
+            self.assertEqual(f.read(), 'pristine a\n')
+        tree.git(self.wt, 'reset', '-q', '--hard', 'pristine')
+        self.assertEqual(tree.git(self.src, 'status', '--porcelain').stdout,
+                         '')
+
+    def test_a_pristine_file_changed_in_place_is_refused(self):
+        with open(os.path.join(self.src, 'sub', 'b'), 'a') as f:
+            f.write('an edit through a link\n')
+        with self.assertRaises(HarnessError) as cm:
+            tree.linked_worktree(self.src, self.wt)
+        self.assertIn('sub/b', str(cm.exception))
+        self.assertIn('checkout -f pristine', str(cm.exception))
+        self.assertFalse(os.path.exists(self.wt))
+
+
 if __name__ == '__main__':
     unittest.main()
