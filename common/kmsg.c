@@ -1,4 +1,5 @@
-/* Log tests: what /dev/kmsg says around one denial and a burst of 100. */
+/* Log tests: what /dev/kmsg says around one denial, a burst of 100 and the
+ * ratelimit's report of what it suppressed. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
@@ -12,6 +13,10 @@
 #include "guest.h"
 
 #define MAXMSG 128
+/* DEFAULT_RATELIMIT_INTERVAL is 5 s: the probes must fit in it with room,
+ * and the release come after it. */
+#define RATELIMIT_WINDOW_MS 4000
+#define RATELIMIT_RELEASE_MS 5500
 
 struct msgs {
 	int n;
@@ -86,6 +91,13 @@ static int is_audit(const char *s)
 	return !strncmp(s, "audit: ", 7);
 }
 
+static int is_suppressed(const char *s)
+{
+	const char *p = strstr(s, " callbacks suppressed");
+
+	return p && !p[strlen(" callbacks suppressed")];
+}
+
 /* The first AUDIT_ANOM_LINK record of a follow refused to comm, or NULL. */
 static const char *anom_link(const struct msgs *m, const char *comm)
 {
@@ -152,6 +164,13 @@ static void emit(const char *kind, const char *setting, const char *comm, struct
 	for (int i = 0; i < m->n && i < MAXMSG; i++)
 		if (strstr(m->text[i], comm) && !is_audit(m->text[i]))
 			jb_str(&j, NULL, m->text[i]);
+	jb_close_arr(&j);
+	/* ___ratelimit() reports right before the message it lets through */
+	jb_arr(&j, "suppressed");
+	for (int i = 1; i < m->n && i < MAXMSG; i++)
+		if (strstr(m->text[i], comm) && !is_audit(m->text[i]) &&
+		    is_suppressed(m->text[i - 1]))
+			jb_str(&j, NULL, m->text[i - 1]);
 	jb_close_arr(&j);
 	jb_str(&j, "comm", named);
 	if (fsuid >= 0)
@@ -223,6 +242,38 @@ static int denials(const char *path, const char *comm, int count, struct msgs *m
 	return done;
 }
 
+/*
+ * printk_ratelimited() lets 10 messages through in the 5 s from the
+ * single probe's denial on. The first denial after those 5 s prints
+ * "<function>: N callbacks suppressed", then its own message: N is what
+ * the host predicts from the denials above. All of them must fall in
+ * one interval, or N says nothing.
+ */
+static int ratelimit_report(struct setting *s, struct layout *L, double first)
+{
+	const struct timespec tick = { 0, 50 * 1000 * 1000 };
+	static struct msgs m;
+	char why[512];
+	int ret = 0, err = 0, errs = 0;
+	double ms, took = now_ms() - first;
+
+	if (took > RATELIMIT_WINDOW_MS) {
+		out_error("log", "the probes took %.0f ms, more than %d ms of the ratelimit's 5 s",
+			  took, RATELIMIT_WINDOW_MS);
+		return 1;
+	}
+	while (now_ms() - first < RATELIMIT_RELEASE_MS)
+		nanosleep(&tick, NULL);
+	if (apply_setting(s, why, sizeof why)) {
+		out_error("log", "%s", why);
+		return 1;
+	}
+	if (denials(L->path, "stickyrelease", 1, &m, &ret, &err, &ms, &errs) < 0)
+		return errs + 1;
+	emit("release", s->label, "stickyrelease", &m, 1, ret, err, 1);
+	return errs;
+}
+
 /* ps/own: the setting to run under. Returns the number of errors. */
 int run_log_tests(int ps, int own)
 {
@@ -232,7 +283,7 @@ int run_log_tests(int ps, int own)
 	static struct msgs m;
 	char why[512];
 	int ret = 0, err = 0, errs = 0, single_n, done;
-	double ms;
+	double ms, first;
 
 	if (own_kind < 0)
 		snprintf(s.label, sizeof s.label, "ps%d-own-", ps);
@@ -243,7 +294,8 @@ int run_log_tests(int ps, int own)
 		out_error("log", "%s", why);
 		return 1;
 	}
-	/* one denial */
+	/* one denial: the first through the rule's printk_ratelimited() */
+	first = now_ms();
 	if (denials(L.path, "stickyprobe", 1, &m, &ret, &err, &ms, &errs) < 0)
 		return errs + 1;
 	emit("single", s.label, "stickyprobe", &m, 1, ret, err, 1);
@@ -272,6 +324,8 @@ int run_log_tests(int ps, int own)
 		if (denials(L.path, "stickyboth", 1, &m, &ret, &err, &ms, &errs) < 0)
 			return errs + 1;
 		emit("both", both.label, "stickyboth", &m, 1, ret, err, 1);
+		/* without a revision there is no message to limit */
+		errs += ratelimit_report(&s, &L, first);
 	}
 	return errs;
 }

@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass, field, replace
 
-from . import followtest, interface, settings
+from . import followtest, interface, ratelimit, settings
 from .control import control_problem
 from .model import (ModelError, config_for, observed_outcome,
                     outcomes_agree, predict)
@@ -100,7 +100,10 @@ def check_file(result):
         out.settings += ["%s: %s" % (result.path, p) for p in
                          settings.label_problems(result.flavor, label, knobs)]
     out.interface = ["%s: %s" % (result.path, p)
-                     for p in interface.check_interface(result)]
+                     for p in interface.check_interface(result)
+                     + ratelimit.check_ratelimit(
+                         result.flavor, result.data.get("log") or [],
+                         result.knobs)]
     for error in result.data.get("errors") or []:
         out.suite.append("%s: suite error %s: %s" % (
             result.path, error.get("id") or "(no case)", error.get("reason")))

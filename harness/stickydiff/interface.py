@@ -127,7 +127,7 @@ LOG_PROBE = {
 
 # The task name each log probe runs under (common/kmsg.c).
 LOG_COMMS = {"single": "stickyprobe", "burst": "stickyburst",
-             "both": "stickyboth"}
+             "both": "stickyboth", "release": "stickyrelease"}
 
 # What mainline's audit_log_path_denied() must write for the probe: each id
 # where it belongs (uid 1002, euid 0, fsuid 1001).

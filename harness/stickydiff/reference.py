@@ -106,15 +106,18 @@ def interface_section(analysis):
         for record in result.data.get("log") or []:
             ours = [m for m in record.get("messages") or []
                     if "symlink following" in m]
+            report = record.get("suppressed")
             logs.append([flavor, record.get("kind"),
                          Code(record.get("setting") or "-"),
                          "%s of %s denial(s)" % (len(ours),
                                                  record.get("denials")),
-                         Code(ours[0]) if ours else "none"])
+                         Code(ours[0]) if ours else "none",
+                         Code(report[0]) if report else "-"])
     if logs:
         section.add(doc.Table(
             ["flavor", "probe", "setting", "messages",
-             ["first message ", Mark("observed")]], logs,
+             ["first message ", Mark("observed")],
+             ["ratelimit report ", Mark("observed")]], logs,
             caption="Kernel log of the suite's probe (B opens A's trailing"
                     " link in a root-owned 1777 dir)"))
     return section

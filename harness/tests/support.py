@@ -187,10 +187,18 @@ AUDIT = ('audit: type=1702 audit(T): op=follow_link ppid=P pid=P'
          ' exe="/bin/sticky-suite" res=0')
 
 
+# The function around each revision's pr_notice_ratelimited(): its
+# ratelimit report names it.
+RATELIMITED_IN = {"v1": "cap_inode_follow_link",
+                  "v3": "may_follow_sticky_link",
+                  "yama": "yama_inode_follow_link"}
+
+
 def log_records(flavor):
     """The suite's log probes (common/kmsg.c), by hand: single and burst
-    under the log setting, and 'both' (protected_symlinks=1 with the
-    revision on: mainline refuses first and audits)."""
+    under the log setting, 'both' (protected_symlinks=1 with the revision
+    on: mainline refuses first and audits), and 'release' after the
+    ratelimit's interval: 101 denials, 10 messages, 91 suppressed."""
     own = {"v1": "v1", "v3": "v3", "v3y": "v3", "yama": "yama",
            "v1-hook61": "v1"}.get(flavor)
     setting = LOG_SETTING.get(flavor, "ps0-own1")
@@ -200,6 +208,7 @@ def log_records(flavor):
               ("burst", setting, "stickyburst", 100, 9)]
     if flavor != "base":
         probes.append(("both", "ps1-own1", "stickyboth", 1, 0))
+        probes.append(("release", setting, "stickyrelease", 1, 1))
     out = []
     for kind, where, comm, denials, count in probes:
         mainline = where.startswith("ps1")
@@ -207,6 +216,9 @@ def log_records(flavor):
         ok = allowed and not mainline
         out.append({"kind": kind, "setting": where,
                     "messages": ["random: crng init done"] + messages,
+                    "suppressed": ["%s: 91 callbacks suppressed"
+                                   % RATELIMITED_IN[own]]
+                    if own and kind == "release" else [],
                     "total_messages": len(messages) + 1,
                     "comm": comm if messages else None,
                     "fsuid": 1001 if messages else None,
