@@ -8,6 +8,7 @@
  *   flavor <name>
  *   settings <label> <label> ...
  *   xfail <tag> <text ...>                    (zero or more)
+ *   log <probe> <n> ...                       (the log probes, see kmsg.c)
  *   cases <n>
  *   <case id> <token> <token> ...             (n lines, one token per setting)
  *
@@ -59,6 +60,36 @@ static int split_words(char *s, char **w, int max)
 	return n;
 }
 
+const char *const log_want_names[N_LOG_WANT] = { "single", "burst", "both", "release",
+						  "suppressed" };
+
+/* "log single 1 burst 9 ...": the messages each log probe gets, and N of the
+ * release's report; a probe not named is not predicted */
+static int parse_log(struct expect_set *e, char *s, char *why, size_t n)
+{
+	char *w[2 * N_LOG_WANT];
+	int nw = split_words(s, w, 2 * N_LOG_WANT);
+
+	if (nw < 2 || nw > 2 * N_LOG_WANT || nw % 2) {
+		snprintf(why, n, "log: <probe> <count> pairs");
+		return -1;
+	}
+	for (int i = 0; i < nw; i += 2) {
+		char *end;
+		long c = strtol(w[i + 1], &end, 10);
+		int k = 0;
+
+		while (k < N_LOG_WANT && strcmp(w[i], log_want_names[k]))
+			k++;
+		if (k == N_LOG_WANT || *end || end == w[i + 1] || c < 0 || c > 1000) {
+			snprintf(why, n, "log: %.24s %.24s is no probe and count", w[i], w[i + 1]);
+			return -1;
+		}
+		e->log[k] = (int)c;
+	}
+	return 0;
+}
+
 static int cmp_row(const void *a, const void *b)
 {
 	return strcmp(((const struct expect_row *)a)->id, ((const struct expect_row *)b)->id);
@@ -71,6 +102,8 @@ int expect_parse(struct expect_set *e, char *text, struct expect_row *rows, int 
 	int lineno = 0, want = -1, nw;
 
 	memset(e, 0, sizeof(*e));
+	for (int k = 0; k < N_LOG_WANT; k++)
+		e->log[k] = -1;
 	e->rows = rows;
 	while ((line = next_line(&p))) {
 		lineno++;
@@ -90,7 +123,8 @@ int expect_parse(struct expect_set *e, char *text, struct expect_row *rows, int 
 			} else if (!e->version) {
 				snprintf(why, n, "line %d: not a sticky-expect file", lineno);
 				return -1;
-			} else if (!ready && (!strncmp(line, "xfail ", 6) || !strncmp(line, "cases ", 6))) {
+			} else if (!ready && (!strncmp(line, "xfail ", 6) || !strncmp(line, "cases ", 6) ||
+					      !strncmp(line, "log ", 4))) {
 				snprintf(why, n, "line %d: %.40s before flavor and settings", lineno, line);
 				return -1;
 			} else if (!strncmp(line, "flavor ", 7)) {
@@ -114,6 +148,13 @@ int expect_parse(struct expect_set *e, char *text, struct expect_row *rows, int 
 				}
 				e->tag[e->ntags] = *t;
 				e->tag_text[e->ntags++] = sp + 1;
+			} else if (!strncmp(line, "log ", 4)) {
+				char sub[96];
+
+				if (parse_log(e, line + 4, sub, sizeof(sub))) {
+					snprintf(why, n, "line %d: %s", lineno, sub);
+					return -1;
+				}
 			} else if (!strncmp(line, "cases ", 6)) {
 				char *end;
 				long c = strtol(line + 6, &end, 10);

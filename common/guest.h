@@ -62,8 +62,8 @@ int check_dir(const char *path, unsigned mode, unsigned uid, char *why, size_t n
 int check_target(int target, char *why, size_t n);
 
 /* kmsg.c / iface.c / audit.c */
-int run_log_tests(int ps, int own);
-int run_log_tests_audited(int ps, int own);
+int run_log_tests(int ps, int own, const struct expect_set *ex);
+int run_log_tests_audited(int ps, int own, const struct expect_set *ex);
 int audit_rule(int add, char *why, size_t n);
 int audit_enabled_now(void);
 int run_sysctl_tests(void);

@@ -136,8 +136,31 @@ static long fsuid_in(const char *s)
 	return *p ? strtol(p, NULL, 10) : -1;
 }
 
-static void emit(const char *kind, const char *setting, const char *comm, struct msgs *m, int denials,
-		 int ret, int err, int completed)
+/* N of the ratelimit's report before the first message naming comm: 0
+ * without one, -1 when it does not parse */
+static int suppressed_n(const struct msgs *m, const char *comm)
+{
+	for (int i = 0; i < m->n && i < MAXMSG; i++) {
+		char *end;
+		const char *p;
+		long n;
+
+		if (!strstr(m->text[i], comm) || is_audit(m->text[i]))
+			continue;
+		if (!i || !is_suppressed(m->text[i - 1]))
+			return 0;
+		p = strstr(m->text[i - 1], ": ");
+		if (!p)
+			return -1;
+		n = strtol(p + 2, &end, 10);
+		return end == p + 2 || n <= 0 || n > 1000000 ? -1 : (int)n;
+	}
+	return 0;
+}
+
+/* Writes the probe's record; returns the messages naming comm. */
+static int emit(const char *kind, const char *setting, const char *comm, struct msgs *m, int denials,
+		int ret, int err, int completed)
 {
 	static struct jb j;
 	char eb[32];
@@ -188,6 +211,38 @@ static void emit(const char *kind, const char *setting, const char *comm, struct
 	jb_bool(&j, "completed", completed);
 	jb_end(&j);
 	out_json(&j);
+	return received;
+}
+
+/*
+ * A count against the host's prediction (the log line of expect.txt):
+ * 0, or 1 after an error record naming what differs.
+ */
+static int judge(const struct expect_set *ex, int want, int got)
+{
+	if (!ex->version || ex->log[want] < 0) {
+		out_error("log", "%s: no expectation (expect.txt has no log line for it)",
+			  log_want_names[want]);
+		return 1;
+	}
+	if (got == ex->log[want])
+		return 0;
+	out_error("log", "%s: %d, expected %d", log_want_names[want], got, ex->log[want]);
+	return 1;
+}
+
+/* A probe's messages, and no ratelimit report (the interval is fresh). */
+static int judge_probe(const struct expect_set *ex, int want, const char *comm, struct msgs *m,
+		       int got)
+{
+	int n = suppressed_n(m, comm);
+
+	if (n) {
+		out_error("log", "%s: a ratelimit report (%d) inside the interval", log_want_names[want],
+			  n);
+		return 1 + judge(ex, want, got);
+	}
+	return judge(ex, want, got);
 }
 
 /*
@@ -249,7 +304,8 @@ static int denials(const char *path, const char *comm, int count, struct msgs *m
  * the host predicts from the denials above. All of them must fall in
  * one interval, or N says nothing.
  */
-static int ratelimit_report(struct setting *s, struct layout *L, double first)
+static int ratelimit_report(const struct expect_set *ex, struct setting *s, struct layout *L,
+			    double first)
 {
 	const struct timespec tick = { 0, 50 * 1000 * 1000 };
 	static struct msgs m;
@@ -270,12 +326,15 @@ static int ratelimit_report(struct setting *s, struct layout *L, double first)
 	}
 	if (denials(L->path, "stickyrelease", 1, &m, &ret, &err, &ms, &errs) < 0)
 		return errs + 1;
-	emit("release", s->label, "stickyrelease", &m, 1, ret, err, 1);
-	return errs;
+	errs += judge(ex, LOG_RELEASE, emit("release", s->label, "stickyrelease", &m, 1, ret, err, 1));
+	return errs + judge(ex, LOG_SUPPRESSED, suppressed_n(&m, "stickyrelease"));
 }
 
-/* ps/own: the setting to run under. Returns the number of errors. */
-int run_log_tests(int ps, int own)
+/*
+ * ps/own: the setting to run under; ex: the host's prediction of each
+ * probe's messages. Returns the number of errors.
+ */
+int run_log_tests(int ps, int own, const struct expect_set *ex)
 {
 	struct setting s = { "", ps, own, 0 };
 	struct case_spec c = { G_MATRIX, 0, OWN_ROOT, OWN_A, T_FILE_ROOT, F_B, P_TRAIL, OP_OPEN_RDONLY, M_SA };
@@ -298,14 +357,16 @@ int run_log_tests(int ps, int own)
 	first = now_ms();
 	if (denials(L.path, "stickyprobe", 1, &m, &ret, &err, &ms, &errs) < 0)
 		return errs + 1;
-	emit("single", s.label, "stickyprobe", &m, 1, ret, err, 1);
+	errs += judge_probe(ex, LOG_SINGLE, "stickyprobe", &m,
+			    emit("single", s.label, "stickyprobe", &m, 1, ret, err, 1));
 	single_n = m.n;
 
 	/* burst of 100 */
 	done = denials(L.path, "stickyburst", 100, &m, &ret, &err, &ms, &errs);
 	if (done < 0)
 		return errs + 1;
-	emit("burst", s.label, "stickyburst", &m, done, ret, err, done == 100);
+	errs += judge_probe(ex, LOG_BURST, "stickyburst", &m,
+			    emit("burst", s.label, "stickyburst", &m, done, ret, err, done == 100));
 	out_console("# log: single %d message(s); burst of %d took %.1f ms, %d message(s)\n",
 		    single_n, done, ms, m.n);
 
@@ -323,15 +384,16 @@ int run_log_tests(int ps, int own)
 		}
 		if (denials(L.path, "stickyboth", 1, &m, &ret, &err, &ms, &errs) < 0)
 			return errs + 1;
-		emit("both", both.label, "stickyboth", &m, 1, ret, err, 1);
+		errs += judge_probe(ex, LOG_BOTH, "stickyboth", &m,
+				    emit("both", both.label, "stickyboth", &m, 1, ret, err, 1));
 		/* without a revision there is no message to limit */
-		errs += ratelimit_report(&s, &L, first);
+		errs += ratelimit_report(ex, &s, &L, first);
 	}
 	return errs;
 }
 
 /* The log tests with an audit rule in place (see audit.c). */
-int run_log_tests_audited(int ps, int own)
+int run_log_tests_audited(int ps, int own, const struct expect_set *ex)
 {
 	char why[512];
 	int errs;
@@ -344,7 +406,7 @@ int run_log_tests_audited(int ps, int own)
 		out_error("log", "%s", why);
 		return 1;
 	}
-	errs = run_log_tests(ps, own);
+	errs = run_log_tests(ps, own, ex);
 	if (audit_rule(0, why, sizeof why)) {
 		out_error("log", "%s", why);
 		errs++;

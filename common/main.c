@@ -179,7 +179,7 @@ int main(int argc, char **argv)
 		    knob_boot[KN_PS], knob_boot[KN_PH], own_kind < 0 ? "-" : knob_paths[own_kind],
 		    own_kind < 0 ? -1 : knob_boot[own_kind], ncases, quick ? " (quick)" : "");
 
-	if (ngroups) {
+	if (ngroups || do_log) {
 		load_expectations(expect_path);
 		for (int si = 0; si < nset; si++)
 			if ((!only_setting || !strcmp(only_setting, settings[si].label)) &&
@@ -209,7 +209,7 @@ int main(int argc, char **argv)
 		group_line("sysctl", e ? 0 : 1, e, 0, NULL);
 	}
 	if (do_log) {
-		int e = own_kind < 0 ? run_log_tests_audited(1, 0) : run_log_tests_audited(0, 1);
+		int e = own_kind < 0 ? run_log_tests_audited(1, 0, &ex) : run_log_tests_audited(0, 1, &ex);
 		group_line("log", e ? 0 : 1, e, 0, NULL);
 	}
 	for (int si = 0; si < nset; si++) {

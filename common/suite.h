@@ -125,8 +125,12 @@ struct expect_row {
 	const char *id;
 	const char *tok[EXPECT_MAX_SETTINGS];
 };
+/* the log probes (kmsg.c): messages each gets, and the release's report */
+enum { LOG_SINGLE, LOG_BURST, LOG_BOTH, LOG_RELEASE, LOG_SUPPRESSED, N_LOG_WANT };
+extern const char *const log_want_names[N_LOG_WANT];
 struct expect_set {
 	int version;
+	int log[N_LOG_WANT];		/* -1: not predicted */
 	char flavor[32];
 	int nsettings;
 	const char *settings[EXPECT_MAX_SETTINGS];

@@ -245,6 +245,7 @@ static const char expect_text[] =
 	"settings boot ps0-own0 ps1-own1\n"
 	"xfail A atime touched before LSM hook\n"
 	"xfail E ELOOP before LSM hook\n"
+	"log single 1 burst 9 both 0 release 1 suppressed 91\n"
 	"cases 4\n"
 	"p/d1777-root/lA/tfile-root/fB/chain/open_rdonly EACCES,0,ok = ok,1,ok\n"
 	"m/d1777-root/lA/tfile-root/fB/trail/open_rdonly EACCES,1,ok,A ok,1,ok =\n"
@@ -288,6 +289,8 @@ static void test_expect(void)
 	      "header: %d rows, %d settings, %d tags, flavor %s", e.nrows, e.nsettings, e.ntags, e.flavor);
 	CHECK(expect_setting(&e, "ps1-own1") == 2 && expect_setting(&e, "ps0-own-") < 0, "settings");
 	CHECK(expect_find(&e, m) && !expect_find(&e, "m/nosuch"), "lookup after sorting");
+	CHECK(e.log[LOG_SINGLE] == 1 && e.log[LOG_BURST] == 9 && e.log[LOG_BOTH] == 0 &&
+	      e.log[LOG_RELEASE] == 1 && e.log[LOG_SUPPRESSED] == 91, "log line");
 	CHECK(!strcmp(expect_find(&e, p)->tok[1], "EACCES,0,ok"), "\"=\" repeats the token before it");
 
 	CHECK(expect_token("EACCES,1,ok,AE", &t) == 0 && !strcmp(t.res, "EACCES") && t.atime == 1 &&
@@ -340,6 +343,18 @@ static void test_expect(void)
 	CHECK(parse_fails("sticky-expect 1\nflavor v3\nsettings boot\ncases 9\n", "at most 8"), "too many");
 	CHECK(parse_fails("sticky-expect 1\nflavor v3\nsettings boot\ncases 1\nm/a =\n", "first token"),
 	      "\"=\" first");
+	/* the log line: probes and counts in pairs, after the settings */
+	CHECK(parse_fails("sticky-expect 1\nflavor v3\nlog single 1\n", "before flavor"), "log first");
+	CHECK(parse_fails("sticky-expect 1\nflavor v3\nsettings boot\nlog single\ncases 0\n", "pairs"),
+	      "log count missing");
+	CHECK(parse_fails("sticky-expect 1\nflavor v3\nsettings boot\nlog single x\ncases 0\n",
+			  "no probe and count"), "log count not a number");
+	CHECK(parse_fails("sticky-expect 1\nflavor v3\nsettings boot\nlog flood 1\ncases 0\n",
+			  "no probe and count"), "log unknown probe");
+	memcpy(buf, expect_text, sizeof buf);
+	memcpy(strstr(buf, "log "), "#og", 3);
+	CHECK(expect_parse(&e, buf, rows, 8, why, sizeof why) == 0 && e.log[LOG_SINGLE] == -1 &&
+	      e.log[LOG_SUPPRESSED] == -1, "no log line: nothing predicted, not 0");
 }
 
 int main(void)

@@ -43,6 +43,23 @@ def expected(flavor, records, knobs_of):
     return want, calls - (RATELIMIT_BURST - left)
 
 
+def plan(flavor, knobs_of, own_knob):
+    """{probe: messages} the suite's log probes get in a flavor, and for a
+    kernel with its own knob (the suite makes both and release only
+    there) the release's and 'suppressed', its report's N: the log line
+    of the guest's expectations (harness/suite/expect.py)."""
+    setting = "ps0-own1" if own_knob else "ps1-own-"
+    probes = {"single": {"setting": setting, "denials": 1},
+              "burst": {"setting": setting, "denials": 100}}
+    if own_knob:
+        probes["both"] = {"setting": "ps1-own1", "denials": 1}
+    want, missed = expected(flavor, probes, knobs_of)
+    if own_knob:
+        logs = predict_log(flavor, knobs_of(setting)).log is not None
+        want.update(release=int(logs), suppressed=missed)
+    return want
+
+
 def check_ratelimit(flavor, log_records, knobs_of):
     """Problems of the probes' message counts and the release's report.
     knobs_of(setting) gives the knobs a setting read back."""

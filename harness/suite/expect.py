@@ -14,6 +14,9 @@ Format (common/expect.c reads it; the initramfs holds it as
     flavor <name>
     settings <label> ...
     xfail <tag> <text>            one per porting artifact the model names
+    log <probe> <n> ...           the messages each log probe gets, and N
+                                  of the ratelimit's report (stickydiff/
+                                  ratelimit.py)
     cases <n>
     <case id> <token> ...         one token per setting, ids sorted
 
@@ -27,7 +30,7 @@ the token of the setting before it (most cases behave alike in several
 settings: about 310 KB for five settings, 17 KB in the gzipped initramfs).
 """
 
-from stickydiff import caseids
+from stickydiff import caseids, ratelimit
 from stickydiff.control import ControlError, predict_control
 from stickydiff.flavors import (FLAVORS, MAINLINE_BOOT, MAINLINE_KNOB,
                                 expected_boot_knobs)
@@ -204,6 +207,15 @@ def predictions(flavor, ids=None):
     return out
 
 
+def log_line(flavor):
+    """'log single 1 burst 9 ...': the messages the log probes get, and the
+    release's ratelimit report (common/kmsg.c judges them)."""
+    knobs = dict(settings(flavor))
+    want = ratelimit.plan(flavor, knobs.__getitem__,
+                          _spec(flavor).knob is not None)
+    return 'log ' + ' '.join(f'{k} {n}' for k, n in want.items())
+
+
 def text(flavor, ids=None):
     """The expectation file of a flavor, as text."""
     labels = [label for label, _ in settings(flavor)]
@@ -226,6 +238,7 @@ def text(flavor, ids=None):
              'settings ' + ' '.join(labels)]
     for label, tag in sorted(tags.items(), key=lambda item: item[1]):
         lines.append(f'xfail {tag} {label.replace("artifact: ", "", 1)}')
+    lines.append(log_line(flavor))
     lines.append(f'cases {len(rows)}')
     for cid in sorted(rows):
         tokens = [rows[cid][label] for label in labels]
@@ -253,6 +266,8 @@ def parse(body):
                 labels = rest
             elif key == 'xfail' and len(rest) >= 2 and len(rest[0]) == 1:
                 tags[rest[0]] = ' '.join(rest[1:])
+            elif key == 'log' and rest and len(rest) % 2 == 0:
+                continue    # render() writes it again from the model
             elif key == 'cases' and len(rest) == 1 and rest[0].isdigit():
                 want = int(rest[0])
             else:
@@ -276,6 +291,7 @@ def render(flavor, labels, tags, rows):
     lines = [f'sticky-expect {FORMAT}', f'flavor {flavor}',
              'settings ' + ' '.join(labels)]
     lines += [f'xfail {tag} {tags[tag]}' for tag in sorted(tags)]
+    lines.append(log_line(flavor))
     lines.append(f'cases {len(rows)}')
     for cid in sorted(rows):
         tokens = rows[cid]

@@ -147,13 +147,15 @@ class FormatTest(unittest.TestCase):
 
     def test_header_and_round_trip(self):
         lines = self.text.splitlines()
-        header = [x for x in lines if not x.startswith('#')][:6]
+        header = [x for x in lines if not x.startswith('#')][:7]
         self.assertEqual(header[:3], [
             'sticky-expect 1', 'flavor v1-hook61',
             'settings boot ps0-own0 ps0-own1 ps1-own0 ps1-own1'])
         self.assertEqual(header[3:], [
             'xfail A atime touched before LSM hook',
-            'xfail E ELOOP before LSM hook', 'cases 5928'])
+            'xfail E ELOOP before LSM hook',
+            'log single 1 burst 9 both 0 release 1 suppressed 91',
+            'cases 5928'])
         parts = expect.parse(self.text)
         self.assertEqual(expect.parse(expect.render(*parts)), parts)
         self.assertLess(len(self.text), 500000)
@@ -167,6 +169,16 @@ class FormatTest(unittest.TestCase):
             'EACCES,0,ok', 'ok,1,ok', 'EACCES,1,ok,A', 'EACCES,0,ok', '='])
         _, _, _, rows = expect.parse(self.text)
         self.assertEqual(rows[M_ID][4], 'EACCES,0,ok')
+
+    def test_log_lines_follow_the_model(self):
+        # no message without a rule (base) or with it compiled out
+        self.assertEqual(expect.log_line('base'), 'log single 0 burst 0')
+        self.assertEqual(expect.log_line('v1-nosec'),
+                         'log single 0 burst 0 both 0 release 0 '
+                         'suppressed 0')
+        # a rule before may_follow_link() reaches 'both' too: 102 calls
+        self.assertTrue(expect.log_line('v3y-dlock').endswith(
+            'suppressed 92'))
 
     def test_no_prediction_is_a_question_mark(self):
         real = expect.predict
