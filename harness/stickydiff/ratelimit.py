@@ -88,10 +88,10 @@ def check_ratelimit(flavor, log_records, knobs_of):
     if release is None:
         return problems + ["log: no release record: the ratelimit's report"
                            " of %d suppressed is untested" % missed]
-    comm = "stickyrelease"
-    if len(_ours(release, comm)) != 1:
+    got = len(_ours(release, LOG_COMMS[RELEASE]))
+    if got != 1:
         problems.append("log release: %d message(s), predicted 1 (a new"
-                        " interval)" % len(_ours(release, comm)))
+                        " interval)" % got)
     reports = release.get("suppressed") or []
     counts = [int(m.group(2)) for m in map(REPORT.match, reports) if m]
     if counts != ([missed] if missed else []) or len(counts) != len(reports):
