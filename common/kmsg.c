@@ -341,7 +341,7 @@ int run_log_tests(int ps, int own, const struct expect_set *ex)
 	struct layout L;
 	static struct msgs m;
 	char why[512];
-	int ret = 0, err = 0, errs = 0, single_n, done;
+	int ret = 0, err = 0, errs = 0, single_n, burst_n, done;
 	double ms, first;
 
 	if (own_kind < 0)
@@ -357,18 +357,17 @@ int run_log_tests(int ps, int own, const struct expect_set *ex)
 	first = now_ms();
 	if (denials(L.path, "stickyprobe", 1, &m, &ret, &err, &ms, &errs) < 0)
 		return errs + 1;
-	errs += judge_probe(ex, LOG_SINGLE, "stickyprobe", &m,
-			    emit("single", s.label, "stickyprobe", &m, 1, ret, err, 1));
-	single_n = m.n;
+	single_n = emit("single", s.label, "stickyprobe", &m, 1, ret, err, 1);
+	errs += judge_probe(ex, LOG_SINGLE, "stickyprobe", &m, single_n);
 
 	/* burst of 100 */
 	done = denials(L.path, "stickyburst", 100, &m, &ret, &err, &ms, &errs);
 	if (done < 0)
 		return errs + 1;
-	errs += judge_probe(ex, LOG_BURST, "stickyburst", &m,
-			    emit("burst", s.label, "stickyburst", &m, done, ret, err, done == 100));
-	out_console("# log: single %d message(s); burst of %d took %.1f ms, %d message(s)\n",
-		    single_n, done, ms, m.n);
+	burst_n = emit("burst", s.label, "stickyburst", &m, done, ret, err, done == 100);
+	errs += judge_probe(ex, LOG_BURST, "stickyburst", &m, burst_n);
+	out_console("# log: single %d message(s) of its own; burst of %d took %.1f ms, %d of its own\n",
+		    single_n, done, ms, burst_n);
 
 	/*
 	 * Both protections on: on a trailing link mainline's may_follow_link()
