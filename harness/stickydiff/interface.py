@@ -129,6 +129,13 @@ LOG_PROBE = {
 LOG_COMMS = {"single": "stickyprobe", "burst": "stickyburst",
              "both": "stickyboth", "release": "stickyrelease"}
 
+
+def own_messages(record):
+    """A log record's messages that name its probe's comm."""
+    comm = LOG_COMMS.get(record.get("kind"), "stickyprobe")
+    return [m for m in record.get("messages") or [] if comm in m]
+
+
 # What mainline's audit_log_path_denied() must write for the probe: each id
 # where it belongs (uid 1002, euid 0, fsuid 1001).
 AUDIT_FIELDS = ("type=1702 ", "op=follow_link", " uid=1002 ", " euid=0 ",
@@ -172,7 +179,7 @@ def check_log(flavor, record, knobs):
                         % (where, observed[0], observed[1], prediction.ret,
                            prediction.errno, prediction.decider))
     comm = LOG_COMMS.get(record.get("kind"), "stickyprobe")
-    ours = [m for m in record.get("messages") or [] if comm in m]
+    ours = own_messages(record)
     denials = record.get("denials") or 0
     problems += _check_audit(where, record, prediction, comm)
     if prediction.log is None:

@@ -16,16 +16,12 @@ observed counts.
 
 import re
 
-from .interface import LOG_COMMS, RATELIMIT_BURST, predict_log
+from .interface import RATELIMIT_BURST, own_messages, predict_log
 from .load import LoadError
 
 WINDOW = ("single", "burst", "both")
 RELEASE = "release"
 REPORT = re.compile(r"^(\w+): (\d+) callbacks suppressed$")
-
-
-def _ours(record, comm):
-    return [m for m in record.get("messages") or [] if comm in m]
 
 
 def expected(flavor, records, knobs_of):
@@ -75,7 +71,7 @@ def check_ratelimit(flavor, log_records, knobs_of):
     problems = []
     for kind, count in want.items():
         record = records[kind]
-        got = len(_ours(record, LOG_COMMS[kind]))
+        got = len(own_messages(record))
         if got != count:
             problems.append("log %s: %d message(s), predicted %d (the %d"
                             " of one ratelimit interval, in probe order)"
@@ -88,7 +84,7 @@ def check_ratelimit(flavor, log_records, knobs_of):
     if release is None:
         return problems + ["log: no release record: the ratelimit's report"
                            " of %d suppressed is untested" % missed]
-    got = len(_ours(release, LOG_COMMS[RELEASE]))
+    got = len(own_messages(release))
     if got != 1:
         problems.append("log release: %d message(s), predicted 1 (a new"
                         " interval)" % got)
