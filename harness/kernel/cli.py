@@ -23,7 +23,8 @@ def cmd_build(args):
     with BuildLock(args.build_dir, wait=not args.no_wait):
         for f in chosen:
             img = kernels.build_flavor(f, args.build_dir, args.top, stages,
-                                       force=args.force)
+                                       force=args.force,
+                                       seeded=not args.no_seed)
             log(f'{f.name}: {img}')
     log(stages.summary())
     return 0
@@ -139,5 +140,8 @@ def add(sub):
     p.add_argument('flavors', nargs='*')
     p.add_argument('--force', action='store_true',
                    help='run make even when the stamped inputs are unchanged')
+    p.add_argument('--no-seed', action='store_true',
+                   help='a first build starts from nothing, not from a copy '
+                   'of the closest built flavor\'s objects')
     p.set_defaults(func=cmd_build)
     add_checks(sub)

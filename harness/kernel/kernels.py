@@ -2,8 +2,10 @@
 
 import hashlib
 import os
+import shutil
 
 from kernel import kbuild
+from kernel import seed
 from kernel import tree
 from stages import log
 
@@ -19,11 +21,28 @@ def _inputs_key(src, obj):
     return h.hexdigest()
 
 
-def build_flavor(flavor, build, top, stages, force=False):
+def seed_objects(flavor, build, src, obj, stages):
+    """A missing obj starts as a copy of the closest built flavor's."""
+    if not os.path.exists(obj):
+        with stages.stage('seed', f'Seeding {flavor.name}\'s objects'):
+            seed.seed(build, flavor.name, src, obj,
+                      kbuild.config_lines(flavor.config), _inputs_key)
+
+
+def build_flavor(flavor, build, top, stages, force=False, seeded=True):
+    """seeded=False: a first build starts from nothing instead of from a
+    copy of the closest built flavor's objects (kernel/seed.py)."""
     src = tree.worktree(build, flavor, top, stages)
     fdir = os.path.join(build, flavor.name)
-    obj = os.path.join(fdir, 'obj')
+    obj = tree.obj_dir(build, flavor.name)
     image = os.path.join(fdir, 'bzImage')
+    old = os.path.join(fdir, 'obj')
+    if os.path.isdir(old):
+        log(f'{flavor.name}: removing {old}, the objects of the layout '
+            f'before {obj}')
+        shutil.rmtree(old)
+    if seeded:
+        seed_objects(flavor, build, src, obj, stages)
     with stages.stage('configure', f'Configuring {flavor.name}'):
         if not kbuild.configure(src, obj, flavor.config, build):
             log(f'{flavor.name}: .config inputs unchanged')
@@ -37,6 +56,7 @@ def build_flavor(flavor, build, top, stages, force=False):
     with stages.stage('build', f'Building {flavor.name} in {obj}'):
         kbuild.build(src, obj, image, build,
                      os.path.join(fdir, 'build.log'))
+        seed.after_build(src, obj)
     with open(stamp, 'w', encoding='utf-8') as f:
         f.write(key + '\n')
     return image

@@ -18,6 +18,7 @@ import os
 
 from flavors import HARNESS
 from kernel import kbuild
+from kernel import kernels
 from kernel import tree
 from stages import log
 
@@ -29,7 +30,8 @@ def run(build, top, posting, stages):
     hunk = os.path.join(os.path.dirname(HARNESS), posting.posted_fixture)
     flavor = dataclasses.replace(posting, name=f'{posting.name}-posted')
     src = tree.worktree(build, flavor, top, stages)
-    obj = os.path.join(build, flavor.name, 'obj')
+    obj = tree.obj_dir(build, flavor.name)
+    kernels.seed_objects(flavor, build, src, obj, stages)
     with stages.stage('configure', f'Configuring {flavor.name} (option '
                       f'unset)'):
         kbuild.configure(src, obj, flavor.config, build)

@@ -48,7 +48,7 @@ def normalise(output, src):
     """Findings as 'file: kind: message' strings; notes join the finding
     they belong to."""
     prefixes = [os.path.realpath(src) + '/', os.path.abspath(src) + '/',
-                '../src/', './']
+                '../', './']
     found = []
     for line in output.splitlines():
         m = FINDING.match(line.strip())
@@ -142,14 +142,14 @@ def cmd_static_check(args):
     failed = 0
     with BuildLock(args.build_dir, wait=not args.no_wait):
         base_src = tree.worktree(args.build_dir, base, args.top, stages)
-        base_obj = os.path.join(args.build_dir, base.name, 'obj')
+        base_obj = tree.obj_dir(args.build_dir, base.name)
         cache = {}
         for f in chosen:
             if not f.series:
                 continue
             patches = flv.series_patches(f.series, args.top)
             src = tree.worktree(args.build_dir, f, args.top, stages)
-            obj = os.path.join(args.build_dir, f.name, 'obj')
+            obj = tree.obj_dir(args.build_dir, f.name)
             bad = 0
             for target in touched_objects(patches):
                 with stages.stage('static', f'{f.name}: sparse and W=1 on '

@@ -2,9 +2,11 @@
 
 build/pristine is the tarball's tree committed once on branch `pristine`.
 build/<flavor>/src is a worktree of it with the flavor's series applied by
-`git am`. Every flavor has its own tree at the same place relative to its
-objects (build/<flavor>/obj), so ccache (CCACHE_BASEDIR=build/) sees the
-same relative paths in every flavor and shares their objects.
+`git am`, and build/<flavor>/src/obj holds its objects: an output directory
+right inside the tree makes kbuild name the sources relatively (srctree
+= ".."), so every flavor's compiler command lines are the same, ccache
+shares their objects and one flavor's object tree is valid in another's
+(kernel/seed.py).
 Re-applying a changed series resets the worktree to pristine and runs
 `git am` again: only the files the patches touch get new mtimes, so make
 rebuilds only what they affect.
@@ -125,11 +127,28 @@ def _am_failure(out, patches):
     return which, where
 
 
+def _exclude_objects(src):
+    """Every worktree's obj/ is untracked output: git status of a patched
+    tree shows the series' changes only (kbuild's obj/.gitignore says so
+    too, once a build has run)."""
+    path = os.path.join(src, '.git', 'info', 'exclude')
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    text = ''
+    if os.path.isfile(path):
+        with open(path, encoding='utf-8') as f:
+            text = f.read()
+    if '/obj/\n' not in text.splitlines(True):
+        with open(path, 'a', encoding='utf-8') as f:
+            f.write(('' if not text or text.endswith('\n') else '\n')
+                    + '/obj/\n')
+
+
 def linked_worktree(src, wt):
     """Adds wt as a detached worktree of src at `pristine` whose files are
     hard links to src's, with a copy of src's index: stat data matches (the
     ctime a link changes is not trusted), so git hashes no file."""
     git(src, 'config', 'core.trustctime', 'false')
+    _exclude_objects(src)
     changed = git(src, 'diff', '--name-only').stdout.split()
     if changed:
         raise HarnessError(
@@ -154,6 +173,11 @@ def linked_worktree(src, wt):
     shutil.copy2(os.path.join(src, '.git', 'index'),
                  os.path.join(gitdir, 'index'))
     git(wt, 'update-index', '-q', '--refresh', check=False)
+
+
+def obj_dir(build, name):
+    """Where a flavor's objects go (see the top of this file)."""
+    return os.path.join(build, name, 'src', 'obj')
 
 
 def worktree(build, flavor, top, stages):

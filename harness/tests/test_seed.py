@@ -1,0 +1,159 @@
+"""kernel/seed.py: a first build starts from the closest built flavor's
+objects, and every file that differs between the two trees is made newer
+than those objects (tiny git trees, no kernel)."""
+
+import os
+import tempfile
+import time
+import unittest
+
+import support  # noqa: F401  (puts harness/ on sys.path)
+from kernel import kernels
+from kernel import seed
+from kernel import tree
+from stages import HarnessError
+
+OLD = 1_000_000_000         # the tarball's dates: older than any object
+
+
+class SeedTest(unittest.TestCase):
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.build = self.tmp.name
+        self.pristine = os.path.join(self.build, 'pristine')
+        os.makedirs(os.path.join(self.pristine, 'fs'))
+        for name in ('fs/namei.c', 'fs/open.c', 'Kconfig'):
+            self.write(self.pristine, name, f'pristine {name}\n', OLD)
+        tree.git(self.pristine, 'init', '-q', '-b', 'pristine')
+        tree.git(self.pristine, 'add', '-A')
+        tree.git(self.pristine, 'commit', '-q', '-m', 'pristine')
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    @staticmethod
+    def write(top, rel, text, when=None):
+        path = os.path.join(top, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if os.path.exists(path):
+            os.unlink(path)         # as git does: never through a link
+        with open(path, 'w', encoding='utf-8') as f:
+            f.write(text)
+        if when:
+            os.utime(path, (when, when))
+        return path
+
+    def flavor(self, name, changes=(), config=(), built=True, text=None):
+        """build/<name>/src with `changes` committed (the same text in
+        every flavor unless `text`); with built, an obj
+        holding an object per .c file, stamped as kernels.py does."""
+        src = os.path.join(self.build, name, 'src')
+        tree.linked_worktree(self.pristine, src)
+        for rel in changes:
+            self.write(src, rel, f'{text or "patched"} {rel}\n')
+        if changes:
+            tree.git(src, 'commit', '-q', '-am', name)
+        self.write(self.build, f'{name}/src.applied', name + '\n')
+        if not built:
+            return src
+        obj = tree.obj_dir(self.build, name)
+        self.write(obj, 'sticky.config', ''.join(
+            line + '\n' for line in ('CONFIG_SECURITY=y', *config)))
+        self.write(obj, '.config.inputs', name + '\n')
+        self.write(obj, 'vmlinux', name)
+        for rel in ('fs/namei.o', 'fs/open.o'):
+            self.write(obj, rel, f'{name} {rel}\n', time.time() - 100)
+        self.write(obj, 'tools/objtool/.check.o.cmd',
+                   f'cmd := gcc -o {os.path.realpath(obj)}/tools/objtool/'
+                   f'check.o {os.path.realpath(src)}/tools/objtool/check.c\n')
+        self.write(self.build, f'{name}/built.stamp',
+                   kernels._inputs_key(src, obj) + '\n')
+        return src
+
+    def seed(self, name, src, config=()):
+        return seed.seed(self.build, name, src,
+                         tree.obj_dir(self.build, name),
+                         ['CONFIG_SECURITY=y', *config], kernels._inputs_key)
+
+    def test_the_closest_config_then_the_fewest_files_win(self):
+        self.flavor('base')
+        self.flavor('lockdep', config=['CONFIG_LOCKDEP=y'])
+        self.flavor('v1', changes=['fs/namei.c'])
+        src = self.flavor('v3', changes=['fs/namei.c', 'Kconfig'],
+                          config=['CONFIG_LOCKDEP=y'], built=False)
+        self.assertEqual(self.seed('v3', src, ['CONFIG_LOCKDEP=y']),
+                         'lockdep')
+        src = self.flavor('v3y', changes=['fs/namei.c'], built=False)
+        # both are as close in config; v1 changed fs/namei.c alike
+        self.assertEqual(self.seed('v3y', src), 'v1')
+
+    def test_a_stale_or_unbuilt_flavor_is_no_seed(self):
+        self.flavor('base')
+        os.unlink(os.path.join(tree.obj_dir(self.build, 'base'), 'vmlinux'))
+        src = self.flavor('v1', changes=['fs/namei.c'], built=False)
+        self.assertIsNone(self.seed('v1', src))
+        self.assertFalse(os.path.exists(tree.obj_dir(self.build, 'v1')))
+        self.flavor('v3', changes=['fs/open.c'])
+        self.write(self.build, 'v3/src.applied', 'edited since\n')
+        self.assertIsNone(self.seed('v1', src))
+
+    def test_a_file_only_the_seed_changed_is_refreshed_not_written_through(
+            self):
+        self.flavor('v1', changes=['fs/open.c'])
+        src = self.flavor('v1at1', changes=['fs/namei.c'], built=False)
+        before = os.stat(os.path.join(self.pristine, 'fs/open.c'))
+        self.assertGreater(before.st_nlink, 1)
+        self.assertEqual(self.seed('v1at1', src), 'v1')
+        obj = tree.obj_dir(self.build, 'v1at1')
+        newest_object = max(os.stat(os.path.join(obj, rel)).st_mtime
+                             for rel in ('fs/namei.o', 'fs/open.o'))
+        for rel in ('fs/open.c', 'fs/namei.c'):
+            mine = os.stat(os.path.join(src, rel))
+            self.assertGreater(mine.st_mtime, newest_object, rel)
+            self.assertEqual(mine.st_nlink, 1, rel)
+        after = os.stat(os.path.join(self.pristine, 'fs/open.c'))
+        self.assertEqual((after.st_ino, after.st_mtime),
+                         (before.st_ino, before.st_mtime))
+        with open(os.path.join(src, 'fs/open.c'), encoding='utf-8') as f:
+            self.assertEqual(f.read(), 'pristine fs/open.c\n')
+        self.assertFalse(os.path.exists(os.path.join(obj, '.config.inputs')))
+        self.assertEqual(tree.git(src, 'status', '--porcelain',
+                                  '--untracked-files=no').stdout, '')
+
+    def test_objtools_absolute_paths_name_the_new_tree(self):
+        self.flavor('base')
+        src = self.flavor('v1', changes=['fs/namei.c'], built=False)
+        self.seed('v1', src)
+        obj = os.path.realpath(tree.obj_dir(self.build, 'v1'))
+        with open(os.path.join(obj, 'tools/objtool/.check.o.cmd'),
+                  encoding='utf-8') as f:
+            self.assertEqual(f.read(), f'cmd := gcc -o {obj}/tools/objtool/'
+                             f'check.o {os.path.realpath(src)}/tools/'
+                             f'objtool/check.c\n')
+
+    def test_an_object_make_kept_is_refused_then_a_rebuilt_one_passes(self):
+        self.flavor('base')
+        src = self.flavor('v1', changes=['fs/namei.c'], built=False)
+        self.seed('v1', src)
+        obj = tree.obj_dir(self.build, 'v1')
+        with self.assertRaises(HarnessError) as cm:
+            seed.after_build(src, obj)
+        self.assertIn('fs/namei.o', str(cm.exception))
+        self.assertIn('seeded from base', str(cm.exception))
+        self.write(obj, 'fs/namei.o', 'rebuilt\n')
+        seed.after_build(src, obj)
+        self.assertFalse(os.path.exists(os.path.join(obj, seed.STAMP)))
+
+    def test_an_existing_object_tree_is_never_replaced(self):
+        self.flavor('base')
+        src = self.flavor('v1', changes=['fs/namei.c'], built=False)
+        obj = tree.obj_dir(self.build, 'v1')
+        self.write(obj, 'fs/namei.o', 'mine\n')
+        self.assertIsNone(self.seed('v1', src))
+        with open(os.path.join(obj, 'fs/namei.o'), encoding='utf-8') as f:
+            self.assertEqual(f.read(), 'mine\n')
+
+
+if __name__ == '__main__':
+    unittest.main()
