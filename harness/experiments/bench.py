@@ -10,8 +10,10 @@ figure / reference against a target ratio (the speed issue):
   no-op rebuild of the default flavors    vs 30 s            <= 1.0
   make check, warm (its last run, per-step times in
       build/results/check-timing.json)    vs 600 s           <= 1.0
-  with --cold: the default flavors built from nothing (fresh tree, empty
-      ccache)                             vs base alone, built the same way
+  with --cold: the default flavors built in a fresh tree with an empty
+      ccache (base from nothing, each other one from a copy of the
+      closest built flavor's objects, kernel/seed.py)
+                                          vs base alone, built the same way
                                                              <= 2.0
 """
 
