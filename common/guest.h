@@ -62,8 +62,6 @@ int check_dir(const char *path, unsigned mode, unsigned uid, char *why, size_t n
 int check_target(int target, char *why, size_t n);
 
 /* kmsg.c / iface.c / audit.c */
-int run_log_tests(int ps, int own, const struct expect_set *ex);
-int run_log_tests_audited(int ps, int own, const struct expect_set *ex);
 int audit_rule(int add, char *why, size_t n);
 int audit_enabled_now(void);
 int run_sysctl_tests(void);
@@ -79,4 +77,14 @@ int run_cases(const struct setting *s, const struct case_spec *cases, int ncases
 int apply_setting(const struct setting *s, char *why, size_t n);
 int knobs_expected_ok(const struct setting *s, char *why, size_t n);
 extern int own_kind;	/* the revision knob this kernel has, or -1 */
+
+/* the log probes, split around the ratelimit's interval (kmsg.c) */
+struct log_run {
+	struct setting s;
+	struct layout L;
+	double first;		/* when the single probe began */
+	int release;		/* a release is to be taken */
+};
+int log_probes_audited(struct log_run *r, int ps, int own, const struct expect_set *ex);
+int log_release_audited(struct log_run *r, const struct expect_set *ex);
 #endif

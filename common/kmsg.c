@@ -302,100 +302,106 @@ static int denials(const char *path, const char *comm, int count, struct msgs *m
  * single probe's denial on. The first denial after those 5 s prints
  * "<function>: N callbacks suppressed", then its own message: N is what
  * the host predicts from the denials above. All of them must fall in
- * one interval, or N says nothing.
+ * one interval, or N says nothing; and nothing else may go through the
+ * rule's printk_ratelimited() until the release, or N says something else.
  */
-static int ratelimit_report(const struct expect_set *ex, struct setting *s, struct layout *L,
-			    double first)
+static int ratelimit_report(const struct expect_set *ex, struct log_run *r)
 {
 	const struct timespec tick = { 0, 50 * 1000 * 1000 };
 	static struct msgs m;
 	char why[512];
 	int ret = 0, err = 0, errs = 0;
-	double ms, took = now_ms() - first;
+	double ms;
 
-	if (took > RATELIMIT_WINDOW_MS) {
-		out_error("log", "the probes took %.0f ms, more than %d ms of the ratelimit's 5 s",
-			  took, RATELIMIT_WINDOW_MS);
-		return 1;
-	}
-	while (now_ms() - first < RATELIMIT_RELEASE_MS)
+	while (now_ms() - r->first < RATELIMIT_RELEASE_MS)
 		nanosleep(&tick, NULL);
-	if (apply_setting(s, why, sizeof why)) {
+	if (apply_setting(&r->s, why, sizeof why)) {
 		out_error("log", "%s", why);
 		return 1;
 	}
-	if (denials(L->path, "stickyrelease", 1, &m, &ret, &err, &ms, &errs) < 0)
+	if (denials(r->L.path, "stickyrelease", 1, &m, &ret, &err, &ms, &errs) < 0)
 		return errs + 1;
-	errs += judge(ex, LOG_RELEASE, emit("release", s->label, "stickyrelease", &m, 1, ret, err, 1));
+	errs += judge(ex, LOG_RELEASE, emit("release", r->s.label, "stickyrelease", &m, 1, ret, err, 1));
 	return errs + judge(ex, LOG_SUPPRESSED, suppressed_n(&m, "stickyrelease"));
 }
 
 /*
  * ps/own: the setting to run under; ex: the host's prediction of each
- * probe's messages. Returns the number of errors.
+ * probe's messages. The denials that the ratelimit counts; r->release
+ * says whether log_release() has a report to take after the interval.
+ * Returns the number of errors.
  */
-int run_log_tests(int ps, int own, const struct expect_set *ex)
+static int log_probes(struct log_run *r, int ps, int own, const struct expect_set *ex)
 {
-	struct setting s = { "", ps, own, 0 };
 	struct case_spec c = { G_MATRIX, 0, OWN_ROOT, OWN_A, T_FILE_ROOT, F_B, P_TRAIL, OP_OPEN_RDONLY, M_SA };
-	struct layout L;
+	struct setting *s = &r->s;
 	static struct msgs m;
 	char why[512];
 	int ret = 0, err = 0, errs = 0, single_n, burst_n, done;
-	double ms, first;
+	double ms, took;
 
+	memset(r, 0, sizeof *r);
+	s->ps = ps;
+	s->own = own;
 	if (own_kind < 0)
-		snprintf(s.label, sizeof s.label, "ps%d-own-", ps);
+		snprintf(s->label, sizeof s->label, "ps%d-own-", ps);
 	else
-		snprintf(s.label, sizeof s.label, "ps%d-own%d", ps, own);
-	layout_case(&c, &L);
-	if (apply_setting(&s, why, sizeof why) || ensure_link(&L.mk[0], why, sizeof why)) {
+		snprintf(s->label, sizeof s->label, "ps%d-own%d", ps, own);
+	layout_case(&c, &r->L);
+	if (apply_setting(s, why, sizeof why) || ensure_link(&r->L.mk[0], why, sizeof why)) {
 		out_error("log", "%s", why);
 		return 1;
 	}
 	/* one denial: the first through the rule's printk_ratelimited() */
-	first = now_ms();
-	if (denials(L.path, "stickyprobe", 1, &m, &ret, &err, &ms, &errs) < 0)
+	r->first = now_ms();
+	if (denials(r->L.path, "stickyprobe", 1, &m, &ret, &err, &ms, &errs) < 0)
 		return errs + 1;
-	single_n = emit("single", s.label, "stickyprobe", &m, 1, ret, err, 1);
+	single_n = emit("single", s->label, "stickyprobe", &m, 1, ret, err, 1);
 	errs += judge_probe(ex, LOG_SINGLE, "stickyprobe", &m, single_n);
 
 	/* burst of 100 */
-	done = denials(L.path, "stickyburst", 100, &m, &ret, &err, &ms, &errs);
+	done = denials(r->L.path, "stickyburst", 100, &m, &ret, &err, &ms, &errs);
 	if (done < 0)
 		return errs + 1;
-	burst_n = emit("burst", s.label, "stickyburst", &m, done, ret, err, done == 100);
+	burst_n = emit("burst", s->label, "stickyburst", &m, done, ret, err, done == 100);
 	errs += judge_probe(ex, LOG_BURST, "stickyburst", &m, burst_n);
 	out_console("# log: single %d message(s) of its own; burst of %d took %.1f ms, %d of its own\n",
 		    single_n, done, ms, burst_n);
 
+	/* without a revision there is no message to limit */
+	if (own_kind < 0)
+		return errs;
 	/*
 	 * Both protections on: on a trailing link mainline's may_follow_link()
 	 * refuses first and must write its AUDIT_ANOM_LINK record; a revision
 	 * that ran first would suppress it.
 	 */
-	if (own_kind >= 0) {
+	{
 		struct setting both = { "ps1-own1", 1, 1, 0 };
 
 		if (apply_setting(&both, why, sizeof why)) {
 			out_error("log", "%s", why);
 			return errs + 1;
 		}
-		if (denials(L.path, "stickyboth", 1, &m, &ret, &err, &ms, &errs) < 0)
+		if (denials(r->L.path, "stickyboth", 1, &m, &ret, &err, &ms, &errs) < 0)
 			return errs + 1;
 		errs += judge_probe(ex, LOG_BOTH, "stickyboth", &m,
 				    emit("both", both.label, "stickyboth", &m, 1, ret, err, 1));
-		/* without a revision there is no message to limit */
-		errs += ratelimit_report(ex, &s, &L, first);
 	}
+	took = now_ms() - r->first;
+	if (took > RATELIMIT_WINDOW_MS) {
+		out_error("log", "the probes took %.0f ms, more than %d ms of the ratelimit's 5 s",
+			  took, RATELIMIT_WINDOW_MS);
+		return errs + 1;
+	}
+	r->release = 1;
 	return errs;
 }
 
-/* The log tests with an audit rule in place (see audit.c). */
-int run_log_tests_audited(int ps, int own, const struct expect_set *ex)
+/* An audit rule for the length of a part of the log test (see audit.c). */
+static int audited_begin(void)
 {
 	char why[512];
-	int errs;
 
 	if (audit_enabled_now() != 1) {
 		out_error("log", "audit is not enabled (boot with audit=1)");
@@ -405,10 +411,46 @@ int run_log_tests_audited(int ps, int own, const struct expect_set *ex)
 		out_error("log", "%s", why);
 		return 1;
 	}
-	errs = run_log_tests(ps, own, ex);
+	return 0;
+}
+
+static int audited_end(void)
+{
+	char why[512];
+
 	if (audit_rule(0, why, sizeof why)) {
 		out_error("log", "%s", why);
-		errs++;
+		return 1;
 	}
-	return errs;
+	return 0;
+}
+
+/*
+ * The probes, under an audit rule. Until log_release(), only what makes no
+ * call through the revision's printk_ratelimited() may run: settings with
+ * the revision's knob off. Returns the number of errors.
+ */
+int log_probes_audited(struct log_run *r, int ps, int own, const struct expect_set *ex)
+{
+	int errs;
+
+	memset(r, 0, sizeof *r);
+	if (audited_begin())
+		return 1;
+	errs = log_probes(r, ps, own, ex);
+	return errs + audited_end();
+}
+
+/* The release, once the interval is over (at once when there is none to take). */
+int log_release_audited(struct log_run *r, const struct expect_set *ex)
+{
+	int errs;
+
+	if (!r->release)
+		return 0;
+	r->release = 0;
+	if (audited_begin())
+		return 1;
+	errs = ratelimit_report(ex, r);
+	return errs + audited_end();
 }

@@ -89,6 +89,53 @@ fail_parsed:
 	out_error("", "expectations %s: %s", path, why);
 }
 
+/* One setting: its knobs applied and recorded, then its groups. Returns 1
+ * when the identity could not be restored (nothing more can run), else 0. */
+static int run_setting(struct setting *s, const struct case_spec *cases, int ncases,
+		       const char *only)
+{
+	static struct jb j;
+	char name[64], why[512];
+	int setting_ok, fatal = 0, count = 0;
+	double t0 = now_ms();
+
+	setting_ok = apply_setting(s, why, sizeof why) == 0;
+	if (!setting_ok)
+		out_error("", "setting %s: %s", s->label, why);
+	jb_begin(&j);
+	jb_str(&j, "type", "setting");
+	jb_str(&j, "setting", s->label);
+	knobs_json(&j, "knobs");
+	jb_bool(&j, "applied", setting_ok);
+	jb_end(&j);
+	out_json(&j);
+	for (int g = 0; g < N_CASE_GROUP; g++) {
+		struct group_result gr = { 0, 0, 0, 0, 0 };
+
+		if (only && strcmp(only, group_names[g]))
+			continue;
+		xfmt(name, sizeof name, "%s/%s", s->label, group_names[g]);
+		if (setting_ok && !fatal) {
+			fatal = run_cases(s, cases, ncases, g, name, &ex, &gr) < 0;
+			group_line(name, gr.pass + gr.xfail, gr.fail + gr.error, gr.skip, NULL);
+		} else {
+			/* a setting that cannot be applied fails its groups */
+			for (int i = 0; i < ncases; i++)
+				gr.skip += cases[i].group == g;
+			group_line(name, 0, 1, gr.skip, fatal ? "ERROR not run: the identity was lost" :
+				   "ERROR not run: the setting could not be applied");
+		}
+		tot.pass += gr.pass;
+		tot.fail += gr.fail;
+		tot.xfail += gr.xfail;
+		tot.skip += gr.skip;
+		count += gr.pass + gr.fail + gr.xfail + gr.error;
+	}
+	xfmt(name, sizeof name, "setting %s", s->label);
+	out_timing(name, now_ms() - t0, count);
+	return fatal;
+}
+
 static void usage(void)
 {
 	out_console("usage: sticky-suite [--quick] [--only matrix|positions|ops|mounts|sysctl|log] [--setting LABEL]\n"
@@ -102,7 +149,8 @@ int main(int argc, char **argv)
 	char why[512];
 	static struct case_spec cases[MAX_CASES];
 	struct setting settings[5];
-	int nset = 0, ncases, printk_level = -1;
+	int nset = 0, ncases, printk_level = -1, fatal = 0, log_errs = 0, waiting;
+	struct log_run lr = { .release = 0 };
 	double t_start;
 
 	if (argc == 2 && !strcmp(argv[1], "--setuid-exec-server"))
@@ -208,57 +256,27 @@ int main(int argc, char **argv)
 		int e = run_sysctl_tests();
 		group_line("sysctl", e ? 0 : 1, e, 0, NULL);
 	}
-	if (do_log) {
-		int e = own_kind < 0 ? run_log_tests_audited(1, 0, &ex) : run_log_tests_audited(0, 1, &ex);
-		group_line("log", e ? 0 : 1, e, 0, NULL);
-	}
-	for (int si = 0; si < nset; si++) {
-		struct setting *s = &settings[si];
-		static struct jb j;
-		char name[64];
-		int setting_ok, fatal = 0, count = 0;
-		double t0 = now_ms();
-		if ((only_setting && strcmp(only_setting, s->label)) || !ngroups)
-			continue;
-		setting_ok = apply_setting(s, why, sizeof why) == 0;
-		if (!setting_ok)
-			out_error("", "setting %s: %s", s->label, why);
-		jb_begin(&j);
-		jb_str(&j, "type", "setting");
-		jb_str(&j, "setting", s->label);
-		knobs_json(&j, "knobs");
-		jb_bool(&j, "applied", setting_ok);
-		jb_end(&j);
-		out_json(&j);
-		for (int g = 0; g < N_CASE_GROUP; g++) {
-			struct group_result gr = { 0, 0, 0, 0, 0 };
-			if (only && strcmp(only, group_names[g]))
+	if (do_log)
+		log_errs = own_kind < 0 ? log_probes_audited(&lr, 1, 0, &ex) :
+			   log_probes_audited(&lr, 0, 1, &ex);
+	/* while the ratelimit's interval runs, the settings that make no call through it */
+	waiting = lr.release;
+	for (int quiet = 1; quiet >= 0; quiet--) {
+		for (int si = 0; si < nset && !fatal; si++) {
+			struct setting *s = &settings[si];
+
+			if ((only_setting && strcmp(only_setting, s->label)) || !ngroups ||
+			    (waiting && !s->boot && !s->own) != quiet)
 				continue;
-			xfmt(name, sizeof name, "%s/%s", s->label, group_names[g]);
-			if (setting_ok && !fatal) {
-				fatal = run_cases(s, cases, ncases, g, name, &ex, &gr) < 0;
-				group_line(name, gr.pass + gr.xfail, gr.fail + gr.error, gr.skip, NULL);
-			} else {
-				/* a setting that cannot be applied fails its groups */
-				for (int i = 0; i < ncases; i++)
-					gr.skip += cases[i].group == g;
-				group_line(name, 0, 1, gr.skip, fatal ? "ERROR not run: the identity was lost" :
-					   "ERROR not run: the setting could not be applied");
-			}
-			tot.pass += gr.pass;
-			tot.fail += gr.fail;
-			tot.xfail += gr.xfail;
-			tot.skip += gr.skip;
-			count += gr.pass + gr.fail + gr.xfail + gr.error;
+			fatal = run_setting(s, cases, ncases, only);
 		}
-		double ms = now_ms() - t0;
-		xfmt(name, sizeof name, "setting %s", s->label);
-		out_timing(name, ms, count);
-		if (fatal) {
-			out_console("# identity could not be restored; stopping\n");
-			break;
+		if (quiet && do_log) {
+			log_errs += log_release_audited(&lr, &ex);
+			group_line("log", log_errs ? 0 : 1, log_errs, 0, NULL);
 		}
 	}
+	if (fatal)
+		out_console("# identity could not be restored; stopping\n");
 
 	/* restore the boot values */
 	for (int k = 0; k < n_knob; k++) {

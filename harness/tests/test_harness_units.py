@@ -136,6 +136,22 @@ class TestResults(unittest.TestCase):
         self.assertEqual(len(obj['cases']), 1)
         self.assertNotIn('type', obj['cases'][0])
 
+    def test_groups_in_the_documented_order(self):
+        """The guest runs the own0 settings inside the log interval: the
+        result file lists groups as the format documents them anyway."""
+        ran = ['sysctl', 'ps0-own0/matrix', 'ps0-own0/mounts',
+               'ps1-own0/matrix', 'log', 'boot/matrix', 'boot/ops',
+               'ps0-own1/matrix', 'ps1-own1/positions']
+        stream = self.FACTS + ''.join(
+            f'{{"type":"group","name":"{n}","passed":1,"failed":0,'
+            f'"skipped":0}}\n' for n in ran) + self.END
+        obj = results.assemble('v3', results.parse_stream(
+            self.write(stream)), 0)
+        self.assertEqual([g['name'] for g in obj['groups']], [
+            'sysctl', 'log', 'boot/matrix', 'boot/ops', 'ps0-own0/matrix',
+            'ps0-own0/mounts', 'ps0-own1/matrix', 'ps1-own0/matrix',
+            'ps1-own1/positions'])
+
     def test_truncated_stream_is_an_error(self):
         with self.assertRaises(HarnessError) as cm:
             results.parse_stream(self.write(self.FACTS + self.CASE))
