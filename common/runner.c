@@ -320,7 +320,7 @@ static void case_line(int ok, int num, const char *id, const char *directive)
 	char b[512];
 
 	ktap_result_line(b, sizeof b, ok, num, id, directive);
-	out_console("  %s", b);
+	out_nested("  %s", b);
 }
 
 /* Reports a block: the knobs are read once after its cases (they were read
@@ -353,8 +353,10 @@ static void flush_block(const struct setting *s, struct pending *p, int np,
 			case_line(1, p[i].num, p[i].id, d2);
 			break;
 		default:
-			if (++gr->fail <= FAILED_SHOWN)
-				out_console("  # failed: %s\n", p[i].diag);
+			if (++gr->fail <= FAILED_SHOWN) {
+				out_nested("  # failed: %s\n", p[i].diag);
+				out_console_only("# failed: %s\n", p[i].diag);
+			}
 			case_line(0, p[i].num, p[i].id, NULL);
 		}
 	}
@@ -374,7 +376,7 @@ int run_cases(const struct setting *s, const struct case_spec *cases, int ncases
 	memset(gr, 0, sizeof *gr);
 	for (int i = 0; i < ncases; i++)
 		total += cases[i].group == group;
-	out_console("  KTAP version 1\n  # Subtest: %s\n  1..%d\n", name, total);
+	out_nested("  KTAP version 1\n  # Subtest: %s\n  1..%d\n", name, total);
 	if (knobs_expected_ok(s, why, sizeof why)) {
 		out_error(name, "before the group: %s", why);
 		fatal = 1;
@@ -421,10 +423,15 @@ int run_cases(const struct setting *s, const struct case_spec *cases, int ncases
 	flush_block(s, pend, np, gr);
 	if (fatal == 1)
 		gr->error++;	/* the group did not run: it fails */
-	if (gr->fail > FAILED_SHOWN)
-		out_console("  # failed: %d more in %s (their not ok lines above)\n",
-			    gr->fail - FAILED_SHOWN, name);
-	out_console("  # %s: pass:%d fail:%d xfail:%d skip:%d error:%d\n", name, gr->pass, gr->fail,
-		    gr->xfail, gr->skip, gr->error);
+	if (gr->fail > FAILED_SHOWN) {
+		out_nested("  # failed: %d more in %s (their not ok lines above)\n",
+			   gr->fail - FAILED_SHOWN, name);
+		out_console_only("# failed: %d more in %s (their not ok lines: the KTAP document)\n",
+				 gr->fail - FAILED_SHOWN, name);
+	}
+	out_nested("  # %s: pass:%d fail:%d xfail:%d skip:%d error:%d\n", name, gr->pass, gr->fail,
+		   gr->xfail, gr->skip, gr->error);
+	out_console_only("# %s: pass:%d fail:%d xfail:%d skip:%d error:%d\n", name, gr->pass,
+			 gr->fail, gr->xfail, gr->skip, gr->error);
 	return fatal == 2 ? -1 : 0;
 }

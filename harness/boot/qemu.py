@@ -1,7 +1,9 @@
 """Boots one kernel under QEMU and returns a classified verdict.
 
 The console (ttyS0) is read live from QEMU's stdout and saved; the result
-channel (ttyS1) goes to a file; the job's exit status comes back as QEMU's
+channel (ttyS1) goes to a file, and so does the job's KTAP document
+(ttyS2, gzip'd in the guest; unpacked to ktap.txt when the job wrote one:
+the console then has its top level only); the job's exit status comes back as QEMU's
 exit status through isa-debug-exit: (status << 1) | 1. Every boot has a
 hard timeout, and QEMU never outlives the call, Ctrl-C included.
 """
@@ -14,6 +16,7 @@ import signal
 import subprocess
 import threading
 import time
+import zlib
 from dataclasses import dataclass, field
 
 from stages import HarnessError
@@ -64,6 +67,7 @@ class Outcome:
     seconds: float = 0.0
     console: str = ''
     results: str = ''
+    ktap: str = ''               # the job's whole KTAP: ktap.txt or console
     splats: list = field(default_factory=list)
     excerpt: str = ''
     reason: str = ''
@@ -99,6 +103,7 @@ def qemu_argv(b, console_pipe=True):
             raise HarnessError(f'{what} {path} not found: build it first '
                                f'(`make kernels`)')
     results = os.path.join(b.logdir, 'results.jsonl')
+    ktap_gz = os.path.join(b.logdir, 'ktap.gz')
     # audit=1: mainline's AUDIT_ANOM_LINK records reach the kernel log.
     append = ('console=ttyS0 panic=-1 loglevel=7 printk.devkmsg=on audit=1 '
               f'{b.append} -- {job_words(b.job)}').strip()
@@ -106,6 +111,7 @@ def qemu_argv(b, console_pipe=True):
             '-nodefaults', '-display', 'none', '-no-reboot',
             '-serial', 'stdio' if console_pipe else 'null',
             '-serial', f'file:{results}',
+            '-serial', f'file:{ktap_gz}',
             '-device', 'isa-debug-exit,iobase=0xf4,iosize=0x04',
             '-kernel', b.kernel, '-initrd', b.initrd, '-append', append]
     if os.path.isfile(QBOOT):
@@ -176,11 +182,34 @@ def excerpt(text, splats, lines=25):
     return '\n'.join(rows[-lines:])
 
 
+def unpack_ktap(logdir, console):
+    """ktap.txt from the guest's gzip'd KTAP channel, as far as it goes (a
+    guest that died mid-stream leaves a truncated one); its path, or the
+    console's when the job wrote no KTAP there."""
+    src, dst = (os.path.join(logdir, n) for n in ('ktap.gz', 'ktap.txt'))
+    try:
+        with open(src, 'rb') as f:
+            raw = f.read()
+    except OSError:
+        return console
+    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        text = d.decompress(raw)
+    except zlib.error:
+        text = b''
+    if not text:
+        return console
+    with open(dst, 'wb') as f:
+        f.write(text)
+    return dst
+
+
 def run(b):
     os.makedirs(b.logdir, exist_ok=True)
     console = os.path.join(b.logdir, 'console.log')
     results = os.path.join(b.logdir, 'results.jsonl')
-    for path in (console, results):
+    for path in (console, results, os.path.join(b.logdir, 'ktap.gz'),
+                 os.path.join(b.logdir, 'ktap.txt')):
         if os.path.exists(path):
             os.unlink(path)
     argv = qemu_argv(b)
@@ -265,5 +294,5 @@ def run(b):
     elif splats:
         reason = ', '.join(splats)
     return Outcome(verdict, status, None if timed_out else proc.returncode,
-                   seconds, console, results, splats,
-                   excerpt(text, splats), reason)
+                   seconds, console, results, unpack_ktap(b.logdir, console),
+                   splats, excerpt(text, splats), reason)

@@ -55,10 +55,12 @@ def verdict(flavor, args, suite_output):
         return False, f'no result file {path}:\n{suite_output[-1500:]}'
     with open(path, encoding='utf-8') as f:
         record = json.load(f)
-    console = os.path.join(args.build_dir, 'logs', f'{flavor.name}-suite',
-                           'console.log')
-    with open(console, encoding='utf-8', errors='replace') as f:
-        t = ktap.totals(f.read())
+    document = ktap.document(os.path.join(args.build_dir, 'logs',
+                                          f'{flavor.name}-suite'))
+    t = None
+    if document:
+        with open(document, encoding='utf-8', errors='replace') as f:
+            t = ktap.totals(f.read())
     ktap_failed = (record.get('status') != 0 and t is not None
                    and (t['fail'] or t['error']) > 0)
     result = judge(record, flavor.mutant_of)

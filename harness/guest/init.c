@@ -7,7 +7,10 @@
  *
  * The result channel is a gzip stream: QEMU writes a serial port's output
  * to its file one byte per write(2), about 0.5 MB/s, so the suite's JSON
- * lines go through busybox gzip on their way to /dev/ttyS1.
+ * lines go through busybox gzip on their way to /dev/ttyS1. The KTAP
+ * document, one line per case, goes the same way to /dev/ttyS2 (fd 4,
+ * STICKY_KTAP_FD), when the machine has that port: the console keeps
+ * the top level.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -26,6 +29,7 @@
 #include <unistd.h>
 
 #define RESULT_FD	3
+#define KTAP_FD		4
 #define DEBUG_EXIT_PORT	0xf4
 
 /* The knobs to record: mainline's and every revision's, listed by the
@@ -124,7 +128,7 @@ static void write_facts(FILE *res)
 	fflush(res);
 }
 
-static int run_job(char **argv, int resfd)
+static int run_job(char **argv, int resfd, int ktapfd)
 {
 	int status;
 	pid_t pid = fork();
@@ -134,11 +138,16 @@ static int run_job(char **argv, int resfd)
 		return 125;
 	}
 	if (pid == 0) {
-		if (resfd != RESULT_FD) {
-			dup2(resfd, RESULT_FD);
-			close(resfd);
+		/* above both targets first, so that neither overwrites the other */
+		resfd = fcntl(resfd, F_DUPFD, 16);
+		if (ktapfd >= 0)
+			ktapfd = fcntl(ktapfd, F_DUPFD, 16);
+		dup2(resfd, RESULT_FD);
+		if (ktapfd >= 0) {
+			dup2(ktapfd, KTAP_FD);
+			setenv("STICKY_KTAP_FD", "4", 1);
 		}
-		for (int fd = RESULT_FD + 1; fd < 64; fd++)
+		for (int fd = ktapfd >= 0 ? KTAP_FD + 1 : RESULT_FD + 1; fd < 64; fd++)
 			close(fd);
 		setenv("STICKY_RESULT_FD", "3", 1);
 		setenv("PATH", "/bin:/sbin", 1);
@@ -161,6 +170,21 @@ static int run_job(char **argv, int resfd)
 	return 128 + WTERMSIG(status);
 }
 
+/* A serial port opened for writing, raw: no \n -> \r\n translation on a
+ * machine-readable channel. -1 if the machine lacks it. */
+static int open_raw(const char *path)
+{
+	struct termios t;
+	int fd = open(path, O_WRONLY | O_NOCTTY);
+
+	if (fd >= 0 && tcgetattr(fd, &t) == 0) {
+		cfmakeraw(&t);
+		cfsetospeed(&t, B115200);
+		tcsetattr(fd, TCSANOW, &t);
+	}
+	return fd;
+}
+
 /* Starts busybox gzip writing to out; returns the pipe that feeds it. */
 static int start_gzip(int out, pid_t *pid)
 {
@@ -174,9 +198,9 @@ static int start_gzip(int out, pid_t *pid)
 	if (*pid == 0) {
 		dup2(p[0], 0);
 		dup2(out, 1);
-		close(p[0]);
-		close(p[1]);
-		close(out);
+		/* no other pipe's end: each gzip must see its own EOF */
+		for (int fd = 3; fd < 64; fd++)
+			close(fd);
 		execl("/bin/busybox", "gzip", "-1", "-c", (char *)NULL);
 		_exit(127);
 	}
@@ -184,8 +208,8 @@ static int start_gzip(int out, pid_t *pid)
 	return p[1];
 }
 
-/* Ends every process the job left behind but gzip, so the pipe closes. */
-static void kill_leftovers(pid_t keep)
+/* Ends every process the job left behind but the gzips, so the pipes close. */
+static void kill_leftovers(pid_t keep, pid_t keep2)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
@@ -195,7 +219,7 @@ static void kill_leftovers(pid_t keep)
 	while ((e = readdir(d))) {
 		pid_t pid = (pid_t)atoi(e->d_name);
 
-		if (pid > 1 && pid != keep)
+		if (pid > 1 && pid != keep && pid != keep2)
 			kill(pid, SIGKILL);
 	}
 	closedir(d);
@@ -216,8 +240,8 @@ int main(int argc, char **argv)
 {
 	static char *default_job[] = { "/bin/sticky-suite", NULL };
 	char **job = default_job;
-	int resfd, ttyfd, status, i;
-	pid_t gzip;
+	int resfd, ttyfd, ktapfd = -1, ktaptty, status, i;
+	pid_t gzip, gzip2 = -1;
 	FILE *res;
 
 	must_mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
@@ -233,38 +257,39 @@ int main(int argc, char **argv)
 		}
 	}
 
-	resfd = open("/dev/ttyS1", O_WRONLY | O_NOCTTY);
-	if (resfd < 0) {
+	ttyfd = open_raw("/dev/ttyS1");
+	if (ttyfd < 0) {
 		say("cannot open /dev/ttyS1, the result channel");
 		end_machine(126);
 	}
-	/* Raw: no \n -> \r\n translation on the machine-readable channel. */
-	{
-		struct termios t;
-
-		if (tcgetattr(resfd, &t) == 0) {
-			cfmakeraw(&t);
-			cfsetospeed(&t, B115200);
-			tcsetattr(resfd, TCSANOW, &t);
-		}
-	}
-	ttyfd = resfd;
 	resfd = start_gzip(ttyfd, &gzip);
 	if (resfd < 0) {
 		say("cannot start busybox gzip for the result channel");
 		end_machine(126);
 	}
+	/* a machine without a third port: the job's KTAP stays on the console */
+	ktaptty = open_raw("/dev/ttyS2");
+	if (ktaptty >= 0) {
+		ktapfd = start_gzip(ktaptty, &gzip2);
+		if (ktapfd < 0)
+			say("cannot start busybox gzip for the KTAP channel; KTAP on the console");
+	}
 	res = fdopen(dup(resfd), "w");
 	write_facts(res);
 
-	status = run_job(job, resfd);
+	status = run_job(job, resfd, ktapfd);
 
-	kill_leftovers(gzip);
+	kill_leftovers(gzip, gzip2);
 	fprintf(res, "{\"type\":\"end\",\"status\":%d}\n", status);
 	fclose(res);
 	close(resfd);
 	waitpid(gzip, NULL, 0);
 	tcdrain(ttyfd);
+	if (ktapfd >= 0) {
+		close(ktapfd);
+		waitpid(gzip2, NULL, 0);
+		tcdrain(ktaptty);
+	}
 	end_machine(status);
 	return 0;
 }

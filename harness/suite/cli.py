@@ -216,15 +216,15 @@ def missing_cases(cases, suite_args=()):
 
 
 def _ktap_echo(line, prefix=''):
-    """The top-level KTAP lines and the capped failure diagnostics of the
-    nested ones (the console holds one line per case)."""
+    """The top-level KTAP lines and the capped failure diagnostics (a
+    console without a KTAP channel holds one line per case too)."""
     if line.startswith(('KTAP', 'ok ', 'not ok ', '1..', '# ',
                         '  # failed:')):
         print(prefix + line, flush=True)
 
 
 def cmd_ktap_check(args):
-    """kunit.py parse on each flavor's suite console log, against the
+    """kunit.py parse on each flavor's suite KTAP document, against the
     differ's counts for the same run."""
     kunit_py = os.path.join(args.build_dir, 'pristine', ktap.KUNIT)
     results_dir = os.path.join(args.build_dir, 'results')
@@ -235,16 +235,16 @@ def cmd_ktap_check(args):
                            f'`sticky.py suite` first')
     bad = 0
     for name in names:
-        console = os.path.join(args.build_dir, 'logs', f'{name}-suite',
-                               'console.log')
+        logdir = os.path.join(args.build_dir, 'logs', f'{name}-suite')
         try:
             result = load_flavor(results_dir, name)
         except LoadError as e:
             raise HarnessError(str(e)) from None
-        if not os.path.isfile(console):
-            raise HarnessError(f'{console} not found: run `sticky.py '
+        document = ktap.document(logdir)
+        if not document:
+            raise HarnessError(f'no KTAP in {logdir}: run `sticky.py '
                                f'suite {name}`')
-        line, problems = ktap.check_flavor(kunit_py, console, result)
+        line, problems = ktap.check_flavor(kunit_py, document, result)
         log(f'{"ok" if not problems else "not ok"} {name}: {line}')
         for p in problems[:20]:
             log(f'  {p}')

@@ -1,12 +1,14 @@
 """The suite's KTAP: its verdict, and kunit.py parse against the differ.
 
-The suite (common/main.c, runner.c) prints KTAP version 1 on the console:
-the sysctl and log tests, then one subtest per <setting>/<group> holding
-one result line per case, judged in the guest against the host's
-expectations (harness/suite/expect.py), and kselftest's totals line over the
-cases. `settle` makes a boot's verdict follow its KTAP; `check` runs the
-kernel tree's own parser, tools/testing/kunit/kunit.py parse, on a suite
-boot's console log and requires it to count, case by case, what the
+The suite (common/main.c, runner.c) writes KTAP version 1: the sysctl and
+log tests, then one subtest per <setting>/<group> holding one result line
+per case, judged in the guest against the host's expectations
+(harness/suite/expect.py), and kselftest's totals line over the cases.
+The whole document comes from the guest's KTAP channel (ktap.txt beside
+the console log); the console, a slow serial port, has its top level and
+the totals. `settle` makes a boot's verdict follow its KTAP; `check` runs
+the kernel tree's own parser, tools/testing/kunit/kunit.py parse, on a
+suite boot's document and requires it to count, case by case, what the
 differ (make diff-check) counts explained and unexplained for the same
 run.
 """
@@ -39,6 +41,16 @@ def totals_line(t):
     return '# Totals: ' + ' '.join(f'{k}:{t[k]}' for k in TOTAL_KEYS)
 
 
+def document(logdir):
+    """A boot's whole KTAP: ktap.txt, else the console log (a job that had
+    no KTAP channel), else None."""
+    for name in ('ktap.txt', 'console.log'):
+        path = os.path.join(logdir, name)
+        if os.path.isfile(path):
+            return path
+    return None
+
+
 def settle(out):
     """A suite boot's verdict from its exit status and its KTAP: a boot
     whose totals show a failure, an error or an unexpected pass, or that
@@ -46,13 +58,14 @@ def settle(out):
     if out.verdict not in ('passed', 'failed'):
         return out
     try:
-        with open(out.console, encoding='utf-8', errors='replace') as f:
+        with open(out.ktap or out.console, encoding='utf-8',
+                  errors='replace') as f:
             t = totals(f.read())
     except OSError:
         t = None
     if t is None:
         out.verdict = 'failed'
-        out.reason = 'no KTAP "# Totals:" line on the console'
+        out.reason = 'no KTAP "# Totals:" line'
     elif t['fail'] or t['error'] or t['xpass']:
         out.verdict = 'failed'
         out.reason = (f'KTAP fail:{t["fail"]} error:{t["error"]}'

@@ -457,15 +457,20 @@ class TestKnobMoved(Harness):
         self.addCleanup(lambda: self.assertEqual(qemu_of(self.tmp), []))
         res = self.sticky('run', 'base', '--timeout', '90', '--',
                           '/bin/fault_knobflip')
-        with open(os.path.join(self.build, 'logs', 'base-run',
-                               'console.log'), encoding='utf-8',
+        logdir = os.path.join(self.build, 'logs', 'base-run')
+        with open(os.path.join(logdir, 'console.log'), encoding='utf-8',
                   errors='replace') as f:
             lines = f.read().splitlines()
+        # the per-case lines: the guest's KTAP channel, not the console
+        with open(os.path.join(logdir, 'ktap.txt'), encoding='utf-8') as f:
+            document = f.read().splitlines()
         self.assertNotEqual(res.returncode, 0, res.stdout)
         flipped = [i for i, line in enumerate(lines)
                    if line.startswith('# fault_knobflip: wrote')]
         self.assertEqual(len(flipped), 1, '\n'.join(lines[-40:]))
-        cases = [line.strip() for line in lines
+        self.assertFalse([line for line in lines if ' - m/' in line],
+                         'case lines on the console')
+        cases = [line.strip() for line in document
                  if line.lstrip().startswith(('ok ', 'not ok '))
                  and ' - m/' in line]
         errors = [i for i, line in enumerate(cases)

@@ -8,8 +8,10 @@ committed run of v3 (results/expected), judged against v3's expectations
 build/, its console is checked too.
 """
 
+import gzip
 import json
 import os
+import shutil
 import tempfile
 import unittest
 
@@ -127,6 +129,60 @@ class SettleTest(unittest.TestCase):
         out = self.settle('', 'panic', None)
         self.assertEqual(out.verdict, 'panic')
 
+    def test_the_document_decides_when_there_is_one(self):
+        """A KTAP document beside the console: its totals count."""
+        with tempfile.TemporaryDirectory() as tmp:
+            console = os.path.join(tmp, 'console.log')
+            doc = os.path.join(tmp, 'ktap.txt')
+            with open(console, 'w', encoding='utf-8') as f:
+                f.write('# Totals: pass:9 fail:0 xfail:0 xpass:0 skip:0 '
+                        'error:0\n')
+            with open(doc, 'w', encoding='utf-8') as f:
+                f.write('# Totals: pass:8 fail:1 xfail:0 xpass:0 skip:0 '
+                        'error:0\n')
+            self.assertEqual(ktap.document(tmp), doc)
+            out = ktap.settle(qemu.Outcome('passed', 0, console=console,
+                                           ktap=doc))
+            self.assertEqual((out.verdict, out.reason),
+                             ('failed', 'KTAP fail:1 error:0'))
+            os.unlink(doc)
+            self.assertEqual(ktap.document(tmp), console)
+        self.assertIsNone(ktap.document(tmp))
+
+
+class UnpackTest(unittest.TestCase):
+    """qemu.unpack_ktap: the guest's gzip'd KTAP channel to ktap.txt."""
+
+    def unpack(self, raw):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        console = os.path.join(tmp, 'console.log')
+        if raw is not None:
+            with open(os.path.join(tmp, 'ktap.gz'), 'wb') as f:
+                f.write(raw)
+        got = qemu.unpack_ktap(tmp, console)
+        if got == console:
+            return None
+        with open(got, encoding='utf-8') as f:
+            return f.read()
+
+    def test_whole_stream(self):
+        text = 'KTAP version 1\n1..1\nok 1 - x\n' * 50
+        self.assertEqual(self.unpack(gzip.compress(text.encode())), text)
+
+    def test_truncated_stream_keeps_what_arrived(self):
+        text = ''.join(f'ok {i} - case{i}\n' for i in range(5000))
+        raw = gzip.compress(text.encode(), compresslevel=1)
+        got = self.unpack(raw[:len(raw) // 2])
+        self.assertTrue(got and text.startswith(got), got and got[-80:])
+        self.assertLess(len(got), len(text))
+
+    def test_no_stream_or_an_empty_one_means_the_console(self):
+        self.assertIsNone(self.unpack(None))
+        self.assertIsNone(self.unpack(b''))
+        self.assertIsNone(self.unpack(gzip.compress(b'')))
+        self.assertIsNone(self.unpack(b'not gzip at all'))
+
 
 @unittest.skipUnless(os.path.isfile(KUNIT), f'{KUNIT} is absent (make '
                      f'kernels extracts the tree)')
@@ -188,18 +244,18 @@ class RealBootTest(unittest.TestCase):
     def test_real_consoles(self):
         found = 0
         for flavor in support.FLAVORS:
-            console = os.path.join(BUILD, 'logs', f'{flavor}-suite',
-                                   'console.log')
+            document = ktap.document(os.path.join(BUILD, 'logs',
+                                                  f'{flavor}-suite'))
             results = os.path.join(BUILD, 'results')
-            if not (os.path.isfile(console) and os.path.isfile(
+            if not (document and os.path.isfile(
                     os.path.join(results, flavor + '.json'))):
                 continue
-            with open(console, encoding='utf-8', errors='replace') as f:
+            with open(document, encoding='utf-8', errors='replace') as f:
                 if ktap.totals(f.read()) is None:
                     continue        # a boot from before the expectations
             found += 1
             result = load_flavor(results, flavor)
-            line, problems = ktap.check_flavor(KUNIT, console, result)
+            line, problems = ktap.check_flavor(KUNIT, document, result)
             self.assertEqual(problems, [], f'{flavor}: {line}')
         if not found:
             self.skipTest('no suite boot with expectations in build/logs')
