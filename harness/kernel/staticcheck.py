@@ -14,9 +14,17 @@ symbols, in the unpatched base tree:
 Findings are normalised (tree prefix and line:column dropped, notes kept
 with their warning) and compared as multisets: a flavor passes when its
 object has no finding the base object lacks.
+
+A tree's findings for an object are kept in <obj>/.sticky-static/ with the
+key of what they depend on: the tree's content (its HEAD tree, a tree
+with changes in place is never cached), its .config, the object, the
+compiler's and sparse's versions and this module and kbuild.py. A check
+whose key is unchanged reuses them and says so (--no-cache runs them all).
 """
 
 import collections
+import hashlib
+import json
 import os
 import re
 import subprocess
@@ -110,6 +118,60 @@ def check_tree(src, obj, build, target):
             'W=1': normalise(w1, src) + normalise(doc.stderr, src)}
 
 
+def _out(cmd, cwd=None):
+    try:
+        res = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    except OSError as e:
+        return f'{cmd[0]}: {e}'
+    return f'{res.returncode}\n{res.stdout}{res.stderr}'
+
+
+def cache_key(src, obj, target):
+    """The key of what one check's findings depend on (the object names
+    the file the findings are kept in), or None when the tree has changes
+    in place (nothing to name its content by)."""
+    if _out(['git', 'status', '--porcelain', '--untracked-files=no'],
+            src) != '0\n':
+        return None
+    h = hashlib.sha256()
+    h.update(_out(['git', 'rev-parse', 'HEAD^{tree}'], src).encode())
+    try:
+        with open(os.path.join(obj, '.config'), 'rb') as f:
+            h.update(f.read())
+    except OSError:
+        return None
+    h.update(_out(['gcc', '--version']).encode())
+    h.update(_out(['sparse', '--version']).encode())
+    for mod in (__file__, kbuild.__file__):
+        with open(mod, 'rb') as f:
+            h.update(f.read())
+    return h.hexdigest()
+
+
+def check_cached(src, obj, build, target, use_cache=True, check=None):
+    """check_tree's findings, from <obj>/.sticky-static when its key is
+    unchanged: (findings, cached)."""
+    check = check or check_tree
+    key = cache_key(src, obj, target) if use_cache else None
+    path = os.path.join(obj, '.sticky-static',
+                        target.replace('/', '_') + '.json')
+    if key:
+        try:
+            with open(path, encoding='utf-8') as f:
+                kept = json.load(f)
+            if kept.get('key') == key:
+                return kept['findings'], True
+        except (OSError, ValueError, KeyError):
+            pass
+    findings = check(src, obj, build, target)
+    if key:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path + '.tmp', 'w', encoding='utf-8') as f:
+            json.dump({'key': key, 'findings': findings}, f)
+        os.replace(path + '.tmp', path)
+    return findings, False
+
+
 def new_findings(patched, base):
     left = collections.Counter(patched) - collections.Counter(base)
     return [f for f in dict.fromkeys(patched) if left[f]
@@ -154,11 +216,20 @@ def cmd_static_check(args):
             for target in touched_objects(patches):
                 with stages.stage('static', f'{f.name}: sparse and W=1 on '
                                   f'{target}, and on {base.name}\'s'):
-                    mine = check_tree(src, obj, args.build_dir, target)
+                    mine, kept = check_cached(src, obj, args.build_dir,
+                                              target, not args.no_cache)
                     if target not in cache:
-                        cache[target] = check_tree(base_src, base_obj,
-                                                   args.build_dir, target)
-                    theirs = cache[target]
+                        cache[target] = check_cached(
+                            base_src, base_obj, args.build_dir, target,
+                            not args.no_cache)
+                    theirs = cache[target][0]
+                    kept = [n for n, k in ((f.name, kept),
+                                           (base.name, cache[target][1]))
+                            if k]
+                    if kept:
+                        log(f'{target}: the findings in {" and ".join(kept)}'
+                            f' kept from an earlier run (same tree, .config '
+                            f'and tools)')
                 for tool in ('sparse', 'W=1'):
                     new = new_findings(mine[tool], theirs[tool])
                     bad += len(new)
@@ -181,4 +252,7 @@ def add_commands(sub):
                        'touches: no finding the base tree lacks')
     p.add_argument('flavors', nargs='*',
                    help='default: one flavor per revision directory')
+    p.add_argument('--no-cache', action='store_true',
+                   help='run every check, even one whose trees, .config '
+                   'and tools are unchanged')
     p.set_defaults(func=cmd_static_check)
