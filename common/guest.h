@@ -12,7 +12,6 @@ void out_raw_tty(void);
 void out_console(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void out_nested(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void out_console_only(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-int out_ktap_split(void);
 void out_error(const char *id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void out_timing(const char *what, double ms, long count);
 extern int n_errors;

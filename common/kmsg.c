@@ -327,8 +327,9 @@ static int ratelimit_report(const struct expect_set *ex, struct log_run *r)
 
 /*
  * ps/own: the setting to run under; ex: the host's prediction of each
- * probe's messages. The denials that the ratelimit counts; r->release
- * says whether log_release() has a report to take after the interval.
+ * probe's messages; r: zeroed. The denials that the ratelimit counts;
+ * r->release says whether log_release_audited() has a report to take
+ * after the interval.
  * Returns the number of errors.
  */
 static int log_probes(struct log_run *r, int ps, int own, const struct expect_set *ex)
@@ -340,7 +341,6 @@ static int log_probes(struct log_run *r, int ps, int own, const struct expect_se
 	int ret = 0, err = 0, errs = 0, single_n, burst_n, done;
 	double ms, took;
 
-	memset(r, 0, sizeof *r);
 	s->ps = ps;
 	s->own = own;
 	if (own_kind < 0)
@@ -426,9 +426,9 @@ static int audited_end(void)
 }
 
 /*
- * The probes, under an audit rule. Until log_release(), only what makes no
- * call through the revision's printk_ratelimited() may run: settings with
- * the revision's knob off. Returns the number of errors.
+ * The probes, under an audit rule. Until log_release_audited(), only what
+ * makes no call through the revision's printk_ratelimited() may run:
+ * settings with the revision's knob off. Returns the number of errors.
  */
 int log_probes_audited(struct log_run *r, int ps, int own, const struct expect_set *ex)
 {

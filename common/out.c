@@ -76,11 +76,6 @@ static void ktap_add(const char *b, size_t n)
 	klen += n;
 }
 
-/* Where the console's lines go too; 0 when stdout has the whole document. */
-int out_ktap_split(void)
-{
-	return ktap_fd >= 0;
-}
 
 void out_json(struct jb *j)
 {
