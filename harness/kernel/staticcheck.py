@@ -15,10 +15,10 @@ Findings are normalised (tree prefix and line:column dropped, notes kept
 with their warning) and compared as multisets: a flavor passes when its
 object has no finding the base object lacks.
 
-A tree's findings for an object are kept in <obj>/.sticky-static/ with the
-key of what they depend on: the tree's content (its HEAD tree, a tree
-with changes in place is never cached), its .config, the object, the
-compiler's and sparse's versions and this module and kbuild.py. A check
+A tree's findings for an object are kept in <obj>/.sticky-static/, a file
+per object, with the key of what they depend on: the tree's content (its
+HEAD tree, a tree with changes in place is never cached), its .config,
+the compiler's and sparse's versions and this module and kbuild.py. A check
 whose key is unchanged reuses them and says so (--no-cache runs them all).
 """
 
@@ -216,14 +216,14 @@ def cmd_static_check(args):
             for target in touched_objects(patches):
                 with stages.stage('static', f'{f.name}: sparse and W=1 on '
                                   f'{target}, and on {base.name}\'s'):
-                    mine, kept = check_cached(src, obj, args.build_dir,
-                                              target, not args.no_cache)
+                    mine, mine_kept = check_cached(src, obj, args.build_dir,
+                                                   target, not args.no_cache)
                     if target not in cache:
                         cache[target] = check_cached(
                             base_src, base_obj, args.build_dir, target,
                             not args.no_cache)
                     theirs = cache[target][0]
-                    kept = [n for n, k in ((f.name, kept),
+                    kept = [n for n, k in ((f.name, mine_kept),
                                            (base.name, cache[target][1]))
                             if k]
                     if kept:
