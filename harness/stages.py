@@ -1,6 +1,7 @@
 """Timestamped stage lines and an elapsed-time split, as kunit.py prints."""
 
 import sys
+import threading
 import time
 from contextlib import contextmanager
 
@@ -20,6 +21,7 @@ class Stages:
     def __init__(self):
         self.elapsed = {}
         self.start = time.monotonic()
+        self._lock = threading.Lock()      # kernels.build_flavors' threads
 
     @contextmanager
     def stage(self, name, what):
@@ -28,8 +30,9 @@ class Stages:
         try:
             yield
         finally:
-            self.elapsed[name] = (self.elapsed.get(name, 0.0)
-                                  + time.monotonic() - t0)
+            with self._lock:
+                self.elapsed[name] = (self.elapsed.get(name, 0.0)
+                                      + time.monotonic() - t0)
 
     def summary(self):
         total = time.monotonic() - self.start

@@ -21,11 +21,12 @@ def cmd_build(args):
     stages = Stages()
     chosen = chosen_flavors(args)
     with BuildLock(args.build_dir, wait=not args.no_wait):
-        for f in chosen:
-            img = kernels.build_flavor(f, args.build_dir, args.top, stages,
+        images = kernels.build_flavors(chosen, args.build_dir, args.top,
+                                       stages, jobs=args.jobs,
                                        force=args.force,
                                        seeded=not args.no_seed)
-            log(f'{f.name}: {img}')
+    for f, img in zip(chosen, images):
+        log(f'{f.name}: {img}')
     log(stages.summary())
     return 0
 
@@ -143,5 +144,9 @@ def add(sub):
     p.add_argument('--no-seed', action='store_true',
                    help='a first build starts from nothing, not from a copy '
                    'of the closest built flavor\'s objects')
+    p.add_argument('--jobs', '-j', type=int,
+                   default=min(2, os.cpu_count() or 1),
+                   help='built flavors rebuilt at once (default: 2, or 1 on '
+                   'one core); a first build always goes alone')
     p.set_defaults(func=cmd_build)
     add_checks(sub)

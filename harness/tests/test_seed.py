@@ -4,6 +4,7 @@ than those objects (tiny git trees, no kernel)."""
 
 import os
 import tempfile
+import threading
 import time
 import unittest
 
@@ -153,6 +154,62 @@ class SeedTest(unittest.TestCase):
         self.assertIsNone(self.seed('v1', src))
         with open(os.path.join(obj, 'fs/namei.o'), encoding='utf-8') as f:
             self.assertEqual(f.read(), 'mine\n')
+
+
+
+class BuildFlavorsTest(unittest.TestCase):
+    """kernels.build_flavors: built flavors side by side, first builds
+    alone and after them (build_flavor replaced by a recorder)."""
+
+    class Flavor:
+        def __init__(self, name):
+            self.name = name
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        self.events = []
+        self.barrier = threading.Barrier(2, timeout=3)
+        real = kernels.build_flavor
+        self.addCleanup(setattr, kernels, 'build_flavor', real)
+        kernels.build_flavor = self.fake
+
+    def fake(self, flavor, build, top, stages, **how):
+        built = os.path.isdir(tree.obj_dir(build, flavor.name))
+        if built:
+            self.barrier.wait()     # both built flavors must be running
+        self.events.append((flavor.name, built, how))
+        if flavor.name == 'bad':
+            raise HarnessError('bad build')
+        return f'{flavor.name}.img'
+
+    def flavors(self, built, new):
+        for name in built:
+            os.makedirs(tree.obj_dir(self.tmp.name, name))
+        return [self.Flavor(n) for n in [*built, *new]]
+
+    def test_built_flavors_run_together_then_first_builds_in_order(self):
+        chosen = self.flavors(['v1', 'v3'], ['yama', 'v3y'])
+        chosen = [chosen[2], chosen[0], chosen[3], chosen[1]]
+        images = kernels.build_flavors(chosen, self.tmp.name, '/top', None,
+                                       jobs=2, force=True)
+        self.assertEqual(images, ['yama.img', 'v1.img', 'v3y.img', 'v3.img'])
+        self.assertEqual({e[0] for e in self.events[:2]}, {'v1', 'v3'})
+        self.assertEqual([e[0] for e in self.events[2:]], ['yama', 'v3y'])
+        self.assertTrue(all(e[2] == {'force': True} for e in self.events))
+
+    def test_one_job_runs_one_at_a_time(self):
+        chosen = self.flavors(['v1', 'v3'], [])
+        with self.assertRaises(threading.BrokenBarrierError):
+            kernels.build_flavors(chosen, self.tmp.name, '/top', None,
+                                  jobs=1)
+
+    def test_a_failed_build_is_raised_after_the_others_end(self):
+        chosen = self.flavors(['bad', 'v3'], ['yama'])
+        with self.assertRaisesRegex(HarnessError, 'bad build'):
+            kernels.build_flavors(chosen, self.tmp.name, '/top', None,
+                                  jobs=2)
+        self.assertEqual({e[0] for e in self.events}, {'bad', 'v3'})
 
 
 if __name__ == '__main__':
