@@ -41,6 +41,7 @@ int apply_setting(const struct setting *s, char *why, size_t n)
 {
 	int exp[MAX_KNOB];
 	expected(s, exp);
+	ctl_forget();
 	for (int k = 0; k < n_knob; k++) {
 		if (exp[k] == -1000)
 			continue;
@@ -115,6 +116,9 @@ static void phase_end(enum phase p)
 	phase_t = t;
 }
 
+/* Control pairs run, and reused from an earlier case of the setting (ctlshare.c). */
+static long ctl_count[2];
+
 void runner_timing(long ncases)
 {
 	char what[32];
@@ -123,6 +127,8 @@ void runner_timing(long ncases)
 		snprintf(what, sizeof what, "phase %s", phase_names[p]);
 		out_timing(what, phase_ms[p], ncases);
 	}
+	out_console("# controls: %ld run, %ld shared with an earlier case of their setting\n",
+		    ctl_count[0], ctl_count[1]);
 }
 
 /* What a recorded case showed, as the expectation file spells it. */
@@ -139,8 +145,9 @@ static int run_one(const struct setting *s, const struct case_spec *c, struct jb
 	char id[192], why[512], e1[32], e2[32];
 	struct stat st0, st1;
 	struct ids_now ids;
-	int cret = 0, cerr = 0, ret, err, r2, e2n, atime_ok;
+	int cret = 0, cerr = 0, ret, err, r2, e2n, atime_ok, shared = 0;
 	unsigned chown_uid = c->target == T_FILE_B ? 1001 : c->target == T_FILE_ROOT ? 0 : 1000;
+	struct ctl_key key = { c->follower, c->op, chown_uid, L.ctl_target, L.ctl_link };
 	const char *hl0 = SCRATCH "/sa/hl/c0", *hl1 = SCRATCH "/sa/hl/c1", *hl2 = SCRATCH "/sa/hl/c2";
 	const char *aux;
 
@@ -175,7 +182,9 @@ static int run_one(const struct setting *s, const struct case_spec *c, struct jb
 		goto fail_restore;
 	ident_read(&ids);
 	phase_end(PH_SWITCH);
-	if (L.has_control) {
+	if (L.has_control)
+		shared = ctl_recall(&key, &cret, &cerr);
+	if (L.has_control && !shared) {
 		if (follower_op(c->follower, c->op, L.ctl_target, hl0, chown_uid, &cret, &cerr, &ids,
 				why, sizeof why))
 			goto fail_restore;
@@ -195,7 +204,9 @@ static int run_one(const struct setting *s, const struct case_spec *c, struct jb
 				 ename(e2n, e1, sizeof e1), ename(cerr, e2, sizeof e2));
 			goto fail_restore;
 		}
+		ctl_keep(&key, cret, cerr);
 	}
+	ctl_count[shared] += L.has_control;
 	phase_end(PH_CONTROL);
 	if (follower_op(c->follower, c->op, L.path, aux, chown_uid, &ret, &err, &ids, why,
 			sizeof why))
@@ -266,6 +277,8 @@ static int run_one(const struct setting *s, const struct case_spec *c, struct jb
 	if (L.has_control) {
 		jb_int(j, "control_ret", cret);
 		jb_str(j, "control_errno", ename(cerr, e1, sizeof e1));
+		if (shared)
+			jb_bool(j, "control_shared", 1);
 	} else {
 		jb_null(j, "control_ret");
 		jb_null(j, "control_errno");

@@ -86,6 +86,16 @@ struct layout {
 void layout_case(const struct case_spec *c, struct layout *l);
 void dir_path(char *buf, size_t n, int mount, int mode_idx, int owner);
 
+/* ctlshare.c: a control pair's outcome, kept for the cases of one setting */
+struct ctl_key {
+	int follower, op;
+	unsigned cu;			/* the uid a chown op gives */
+	const char *target, *link;	/* the control's two paths */
+};
+void ctl_forget(void);			/* the setting changes */
+int ctl_recall(const struct ctl_key *k, int *cret, int *cerr);	/* 1: kept */
+void ctl_keep(const struct ctl_key *k, int cret, int cerr);
+
 /* util.c */
 int parse_mode(const char *s, unsigned *mode);
 int xfmt(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -357,6 +357,57 @@ static void test_expect(void)
 	      e.log[LOG_SUPPRESSED] == -1, "no log line: nothing predicted, not 0");
 }
 
+static void test_ctlshare(void)
+{
+	struct ctl_key k = { F_A, OP_OPEN_RDONLY, 1000, "/t/file-A", "/ctl/file-A" };
+	struct ctl_key other[5];
+	static char paths[2048][2][24];	/* k and 2047 more fill every slot */
+	int ret = 7, err = 7, kept = 0, wrong = 0;
+
+	ctl_forget();
+	CHECK(!ctl_recall(&k, &ret, &err) && ret == 7, "nothing kept yet");
+	ctl_keep(&k, -1, 13);
+	CHECK(ctl_recall(&k, &ret, &err) && ret == -1 && err == 13, "kept: %d %d", ret, err);
+	ctl_keep(&k, 0, 0);
+	CHECK(ctl_recall(&k, &ret, &err) && ret == -1, "a kept key is not replaced");
+	/* a full table: a lookup of a key not kept then walks past k's slot */
+	for (int i = 0; i < 2048; i++) {
+		struct ctl_key f = k;
+
+		snprintf(paths[i][0], sizeof paths[i][0], "/t/%d", i);
+		snprintf(paths[i][1], sizeof paths[i][1], "/ctl/%d", i);
+		f.target = paths[i][0];
+		f.link = paths[i][1];
+		ctl_keep(&f, 0, i);
+	}
+	for (int i = 0; i < 2048; i++) {
+		struct ctl_key f = k;
+
+		f.target = paths[i][0];
+		f.link = paths[i][1];
+		if (ctl_recall(&f, &ret, &err)) {
+			kept++;
+			wrong += err != i;
+		}
+	}
+	CHECK(!wrong, "%d keys recalled another key's outcome", wrong);
+	CHECK(kept == 2047, "all but the last of 2048 keys kept: %d", kept);
+	for (int i = 0; i < 5; i++)
+		other[i] = k;
+	other[0].follower = F_B;
+	other[1].op = OP_STAT;
+	other[2].cu = 1001;
+	other[3].target = "/t/file-B";
+	other[4].link = "/ctl/file-B";
+	for (int i = 0; i < 5; i++)
+		CHECK(!ctl_recall(&other[i], &ret, &err), "key field %d tells keys apart", i);
+	CHECK(ctl_recall(&k, &ret, &err) && err == 13, "k is still kept");
+	ctl_forget();
+	CHECK(!ctl_recall(&k, &ret, &err), "a new setting keeps nothing");
+	ctl_keep(&k, 0, 0);
+	CHECK(ctl_recall(&k, &ret, &err) && ret == 0, "forgotten slots are reused");
+}
+
 int main(void)
 {
 	test_matrix();
@@ -365,6 +416,7 @@ int main(void)
 	test_parse();
 	test_ktap();
 	test_expect();
+	test_ctlshare();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
