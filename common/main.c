@@ -136,6 +136,17 @@ static int run_setting(struct setting *s, const struct case_spec *cases, int nca
 	return fatal;
 }
 
+/* Whether no case of the setting can call the revision's printk_ratelimited():
+ * its own knob is off (at boot: reads off) or it has none. */
+static int rule_off(const struct setting *s)
+{
+	if (own_kind < 0)
+		return 1;
+	if (s->boot)
+		return knob_boot[own_kind] == own_value(own_kind, 0);
+	return !s->own;
+}
+
 static void usage(void)
 {
 	out_console("usage: sticky-suite [--quick] [--only matrix|positions|ops|mounts|sysctl|log] [--setting LABEL]\n"
@@ -266,7 +277,7 @@ int main(int argc, char **argv)
 			struct setting *s = &settings[si];
 
 			if ((only_setting && strcmp(only_setting, s->label)) || !ngroups ||
-			    (waiting && !s->boot && !s->own) != quiet)
+			    (waiting && rule_off(s)) != quiet)
 				continue;
 			fatal = run_setting(s, cases, ncases, only);
 		}
