@@ -311,10 +311,11 @@ static int ratelimit_report(const struct expect_set *ex, struct log_run *r)
 	static struct msgs m;
 	char why[512];
 	int ret = 0, err = 0, errs = 0;
-	double ms;
+	double ms, t0 = now_ms();
 
 	while (now_ms() - r->first < RATELIMIT_RELEASE_MS)
 		nanosleep(&tick, NULL);
+	out_timing("log interval left idle", now_ms() - t0, 1);
 	if (apply_setting(&r->s, why, sizeof why)) {
 		out_error("log", "%s", why);
 		return 1;
