@@ -45,6 +45,18 @@ class FigureTest(unittest.TestCase):
         self.assertEqual(note, 'slowest steps: suite 400s, kernels 300s, '
                          'unit 90s; build/ 5120 MB')
 
+    def test_idle_note_from_the_suite_console(self):
+        with tempfile.TemporaryDirectory() as build:
+            self.assertEqual(bench._idle_note(build, 'v1'), '')
+            logs = os.path.join(build, 'logs', 'v1-suite')
+            os.makedirs(logs)
+            with open(os.path.join(logs, 'console.log'), 'w') as f:
+                f.write('# timing setting boot: 1258 ms, 5928\n'
+                        '# timing log interval left idle: 2182 ms, 1\n')
+            self.assertEqual(bench._idle_note(build, 'v1'),
+                             "2.2s of it waiting out printk_ratelimited()'s "
+                             'interval')
+
 
 if __name__ == '__main__':
     unittest.main()
