@@ -76,7 +76,9 @@ def rows(figures):
     return out
 
 
-def _timed_build(chosen, build, top, jobs=1):
+def _timed_build(chosen, build, top, jobs=2):
+    """Seconds to build `chosen` as `sticky.py build` does (two at a time
+    where kernels.build_flavors() may)."""
     t0 = time.monotonic()
     stages = Stages()
     with BuildLock(build):
@@ -119,7 +121,7 @@ def edit_to_report(build, top, series, users):
     touched = _touched_top(top, series)
     try:
         t0 = time.monotonic()
-        _timed_build(users, build, touched, jobs=2)
+        _timed_build(users, build, touched)
         bad = _run(sticky + ['suite', *(f.name for f in users)], top)
         bad |= _run(['make', '--no-print-directory', 'report'], top)
         seconds = time.monotonic() - t0
