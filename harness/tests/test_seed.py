@@ -158,59 +158,106 @@ class SeedTest(unittest.TestCase):
 
 
 class BuildFlavorsTest(unittest.TestCase):
-    """kernels.build_flavors: built flavors side by side, first builds
-    alone and after them (build_flavor replaced by a recorder)."""
+    """kernels.build_flavors: built flavors side by side, then first builds
+    side by side once a built flavor can seed each and no earlier one
+    would seed it better (build_flavor and the config distances replaced
+    by recorders)."""
 
     class Flavor:
-        def __init__(self, name):
+        def __init__(self, name, want=None):
             self.name = name
+            self.want = want or {}
 
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.addCleanup(self.tmp.cleanup)
         self.events = []
-        self.barrier = threading.Barrier(2, timeout=3)
-        real = kernels.build_flavor
-        self.addCleanup(setattr, kernels, 'build_flavor', real)
-        kernels.build_flavor = self.fake
+        self.together = {}          # name -> the Barrier it must meet
+        self.built = {}             # name -> wanted symbols, once built
+        self.slow = set()           # builds that take a while
+        for name, fake in (('build_flavor', self.fake),
+                           ('built_distance', self.distance),
+                           ('_wanted', lambda f: f.want)):
+            self.addCleanup(setattr, kernels, name, getattr(kernels, name))
+            setattr(kernels, name, fake)
 
     def fake(self, flavor, build, top, stages, **how):
-        built = os.path.isdir(tree.obj_dir(build, flavor.name))
-        if built:
-            self.barrier.wait()     # both built flavors must be running
-        self.events.append((flavor.name, built, how))
+        self.events.append(('start', flavor.name, how))
+        if flavor.name in self.together:
+            self.together[flavor.name].wait()
+        if flavor.name in self.slow:
+            time.sleep(0.3)         # time for another start, were one due
         if flavor.name == 'bad':
             raise HarnessError('bad build')
+        self.built[flavor.name] = flavor.want
+        self.events.append(('end', flavor.name, how))
         return f'{flavor.name}.img'
 
-    def flavors(self, built, new):
-        for name in built:
-            os.makedirs(tree.obj_dir(self.tmp.name, name))
-        return [self.Flavor(n) for n in [*built, *new]]
+    def distance(self, flavor, build):
+        return min((seed._distance(flavor.want, want) for name, want
+                    in self.built.items() if name != flavor.name),
+                   default=None)
 
-    def test_built_flavors_run_together_then_first_builds_in_order(self):
-        chosen = self.flavors(['v1', 'v3'], ['yama', 'v3y'])
+    def flavors(self, built, new):
+        for name, want in built:
+            os.makedirs(tree.obj_dir(self.tmp.name, name))
+            self.built[name] = want
+        return [self.Flavor(n, w) for n, w in [*built, *new]]
+
+    def meet(self, *names):
+        barrier = threading.Barrier(len(names), timeout=3)
+        self.together.update({n: barrier for n in names})
+
+    def order(self, kind):
+        return [e[1] for e in self.events if e[0] == kind]
+
+    def test_built_flavors_run_together_then_first_builds_together(self):
+        chosen = self.flavors([('v1', {}), ('v3', {})],
+                              [('yama', {}), ('v3y', {})])
         chosen = [chosen[2], chosen[0], chosen[3], chosen[1]]
+        self.meet('v1', 'v3')
+        self.meet('yama', 'v3y')
         images = kernels.build_flavors(chosen, self.tmp.name, '/top', None,
                                        jobs=2, force=True)
         self.assertEqual(images, ['yama.img', 'v1.img', 'v3y.img', 'v3.img'])
-        self.assertEqual({e[0] for e in self.events[:2]}, {'v1', 'v3'})
-        self.assertEqual([e[0] for e in self.events[2:]], ['yama', 'v3y'])
+        self.assertEqual(set(self.order('start')[:2]), {'v1', 'v3'})
         self.assertTrue(all(e[2] == {'force': True} for e in self.events))
 
+    def test_with_nothing_built_the_first_goes_alone(self):
+        chosen = self.flavors([], [('base', {}), ('v1', {'S': 'y'}),
+                                   ('v3', {})])
+        self.meet('v1', 'v3')
+        self.slow.add('base')
+        kernels.build_flavors(chosen, self.tmp.name, '/top', None, jobs=2)
+        self.assertEqual(self.events[:2], [('start', 'base', {}),
+                                           ('end', 'base', {})])
+
+    def test_a_closer_unbuilt_flavor_is_waited_for(self):
+        lockdep = {'S': 'y', 'L1': 'y', 'L2': 'y'}
+        chosen = self.flavors([('v1', {'S': 'y'})],
+                              [('v1-lockdep', lockdep),
+                               ('v3-lockdep', dict(lockdep, S='n'))])[1:]
+        self.slow.add('v1-lockdep')
+        kernels.build_flavors(chosen, self.tmp.name, '/top', None, jobs=2)
+        self.assertEqual(self.order('start'), ['v1-lockdep', 'v3-lockdep'])
+        self.assertEqual(self.order('end'), ['v1-lockdep', 'v3-lockdep'])
+        self.assertEqual([e[0] for e in self.events],
+                         ['start', 'end', 'start', 'end'])
+
     def test_one_job_runs_one_at_a_time(self):
-        chosen = self.flavors(['v1', 'v3'], [])
+        chosen = self.flavors([('v1', {}), ('v3', {})], [])
+        self.meet('v1', 'v3')
         with self.assertRaises(threading.BrokenBarrierError):
             kernels.build_flavors(chosen, self.tmp.name, '/top', None,
                                   jobs=1)
 
     def test_a_failed_build_is_raised_after_the_others_end(self):
-        chosen = self.flavors(['bad', 'v3'], ['yama'])
+        chosen = self.flavors([('bad', {}), ('v3', {})], [('yama', {})])
         with self.assertRaisesRegex(HarnessError, 'bad build'):
             kernels.build_flavors(chosen, self.tmp.name, '/top', None,
                                   jobs=2)
-        self.assertEqual({e[0] for e in self.events}, {'bad', 'v3'})
-
+        self.assertEqual(set(self.order('start')), {'bad', 'v3'})
+        self.assertEqual(self.order('end'), ['v3'])
 
 if __name__ == '__main__':
     unittest.main()
