@@ -104,9 +104,9 @@ def build_flavors(chosen, build, top, stages, jobs=1, **how):
     again = [f for f in chosen if os.path.isdir(tree.obj_dir(build, f.name))]
     images = {}
     with ThreadPoolExecutor(max(1, jobs)) as pool:
-        running = [(f.name, pool.submit(build_flavor, f, build, top, stages,
-                                        **how)) for f in again]
-    for name, future in running:
+        rebuilds = [(f.name, pool.submit(build_flavor, f, build, top,
+                                         stages, **how)) for f in again]
+    for name, future in rebuilds:
         images[name] = future.result()
     pending = [f for f in chosen if f.name not in images]
     running = {}
