@@ -1,9 +1,15 @@
 """Timestamped stage lines and an elapsed-time split, as kunit.py prints."""
 
+import os
 import sys
 import threading
 import time
 from contextlib import contextmanager
+
+
+# Builds or QEMUs at once (sticky.py build and suite --jobs): one per core,
+# at most two.
+JOBS = min(2, os.cpu_count() or 1)
 
 
 class HarnessError(Exception):

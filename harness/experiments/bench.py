@@ -32,7 +32,7 @@ from typing import Optional
 import flavors as flv
 from boot.lock import BuildLock
 from kernel import kernels
-from stages import Stages, log
+from stages import JOBS, Stages, log
 from suite import results
 
 EDIT_TARGET = 60.0
@@ -76,13 +76,13 @@ def rows(figures):
     return out
 
 
-def _timed_build(chosen, build, top, jobs=2):
-    """Seconds to build `chosen` as `sticky.py build` does (two at a time
+def _timed_build(chosen, build, top):
+    """Seconds to build `chosen` as `sticky.py build` does (JOBS at a time
     where kernels.build_flavors() may)."""
     t0 = time.monotonic()
     stages = Stages()
     with BuildLock(build):
-        kernels.build_flavors(chosen, build, top, stages, jobs=jobs)
+        kernels.build_flavors(chosen, build, top, stages, jobs=JOBS)
     return time.monotonic() - t0
 
 

@@ -14,7 +14,7 @@ from kernel import rangediff
 from kernel import seriesbuild
 from kernel import seriescheck
 from kernel import tree
-from stages import HarnessError, Stages, log
+from stages import JOBS, HarnessError, Stages, log
 
 
 def cmd_build(args):
@@ -144,9 +144,9 @@ def add(sub):
     p.add_argument('--no-seed', action='store_true',
                    help='a first build starts from nothing, not from a copy '
                    'of the closest built flavor\'s objects')
-    p.add_argument('--jobs', '-j', type=int,
-                   default=min(2, os.cpu_count() or 1),
-                   help='built flavors rebuilt at once (default: 2, or 1 on '
-                   'one core); a first build always goes alone')
+    p.add_argument('--jobs', '-j', type=int, default=JOBS,
+                   help='flavors built at once (default: 2, or 1 on one '
+                   'core); a first build waits for a flavor that can seed '
+                   'it')
     p.set_defaults(func=cmd_build)
     add_checks(sub)

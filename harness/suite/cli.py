@@ -9,7 +9,7 @@ from boot import guest
 from boot import qemu
 from boot.lock import BuildLock
 from boot.run import add_boot_opts, boot, chosen_flavors, report_outcome
-from stages import HarnessError, log
+from stages import JOBS, HarnessError, log
 from suite import expect
 from suite import ktap
 from suite import results
@@ -275,8 +275,7 @@ def add(sub):
     p.add_argument('--expect-file', metavar='FILE',
                    help='ship this expectation file instead (see harness/'
                    'expect.py); results then go to the log directory')
-    p.add_argument('--jobs', '-j', type=int, default=min(2, os.cpu_count()
-                                                          or 1),
+    p.add_argument('--jobs', '-j', type=int, default=JOBS,
                    help='flavors booted at once, one TCG QEMU each '
                    '(default: 2, or 1 on one core)')
     add_boot_opts(p, 120)
