@@ -1,4 +1,8 @@
-"""checkpatch.pl --strict over every patch of every revision directory."""
+"""checkpatch.pl --strict over every patch of every revision directory,
+and the series' own consistency: each series numbered 1/N..N/N under one
+subject prefix, its cover letter 0/N under the same, and a patch carried
+by two series (the same subject) making the same change in both.
+"""
 
 import os
 import re
@@ -32,8 +36,82 @@ def checkpatch(src, patch):
     return int(m.group(1)), int(m.group(2)), int(m.group(3)), findings
 
 
+SUBJECT = re.compile(r'\[(?P<prefix>PATCH[^\]]*?)\s*(?P<n>\d+)/(?P<of>\d+)\]'
+                     r'\s*(?P<title>.*)')
+
+
+def _subject(patch):
+    """The Subject: header, its folded lines joined."""
+    lines = []
+    with open(patch, encoding='utf-8', errors='replace') as f:
+        for line in f:
+            if lines and line[:1] in ' \t':
+                lines.append(line.strip())
+                continue
+            if lines or not line.strip():
+                break
+            if line.startswith('Subject: '):
+                lines.append(line[len('Subject: '):].strip())
+    return ' '.join(lines)
+
+
+def _change(patch):
+    """The patch's diff, from its first "diff --git" line on, without the
+    format-patch signature."""
+    with open(patch, encoding='utf-8', errors='replace') as f:
+        text = f.read()
+    start = text.find('\ndiff --git ')
+    return text[start + 1:].rsplit('\n-- \n', 1)[0] if start >= 0 else ''
+
+
+def consistency(top):
+    """Problems with the series' numbering, prefixes and shared patches,
+    as sentences naming the file and the fix."""
+    problems = []
+    seen = {}
+    for rev in revisions(top):
+        patches = series_patches(rev, top)
+        cover = os.path.join(top, rev, '0000-cover-letter.patch')
+        prefixes = set()
+        for n, patch in enumerate(patches, 1):
+            name = os.path.relpath(patch, top)
+            if os.path.dirname(name) != rev:
+                problems.append(f'{rev}/series names {name}, outside {rev}/: '
+                                f'format the patch into {rev}/ with the '
+                                f'series\' own --subject-prefix')
+            m = SUBJECT.match(_subject(patch))
+            if not m:
+                problems.append(f'{name}: subject lacks "[PATCH ... n/m]": '
+                                f'write the series with git format-patch -n')
+                continue
+            prefixes.add(m.group('prefix'))
+            if (int(m.group('n')), int(m.group('of'))) != (n, len(patches)):
+                problems.append(f'{name}: numbered {m.group("n")}/'
+                                f'{m.group("of")}, but it is patch {n} of '
+                                f'{len(patches)} in {rev}/series')
+            key = m.group('title')
+            if key in seen and _change(seen[key]) != _change(patch):
+                problems.append(f'{name} and {os.path.relpath(seen[key], top)}'
+                                f' share the subject "{key}" but not the '
+                                f'change: format both from one commit')
+            seen.setdefault(key, patch)
+        if os.path.isfile(cover):
+            m = SUBJECT.match(_subject(cover).replace(' 0/', ' 1/', 1))
+            if m:
+                prefixes.add(m.group('prefix'))
+        if len(prefixes) > 1:
+            problems.append(f'{rev}: its patches and cover letter use '
+                            f'{len(prefixes)} subject prefixes ('
+                            + ', '.join(f'[{p}]' for p in sorted(prefixes))
+                            + '): format them with one --subject-prefix')
+    return problems
+
+
 def run(top, src):
     bad = 0
+    for problem in consistency(top):
+        log(f'not ok {problem}')
+        bad += 1
     for rev in revisions(top):
         for patch in series_patches(rev, top):
             e, w, c, findings = checkpatch(src, patch)
