@@ -38,6 +38,23 @@ unit_python() {
 	return $r
 }
 
+# A warning planted in a patch must fail the build (kbuild.refuse_warnings).
+warning_gate() {
+	local out
+	if out=$($PY harness/sticky.py build warn-planted 2>&1); then
+		echo "$out" | tail -5
+		echo "error: warn-planted built although its patch warns"
+		return 1
+	fi
+	if ! echo "$out" | grep -q "'sticky_planted_warning' defined but not used"; then
+		echo "$out" | tail -20
+		echo "error: warn-planted failed, but not on its planted warning"
+		return 1
+	fi
+	echo "ok: the build of warn-planted was refused:"
+	echo "$out" | grep -m1 -A1 "the build warned"
+}
+
 # Per-step seconds for `make bench` (build/results/check-timing.json),
 # and what build/ holds on disk (hard links counted once).
 write_times() {
@@ -56,6 +73,7 @@ step unit-c make --no-print-directory -C common test
 step kernels $PY harness/sticky.py build
 # v1 without its preparatory patch: the porting artifacts, blessed too.
 step kernel-v1-hook61 $PY harness/sticky.py build v1-hook61
+step warning-gate warning_gate
 step guest make --no-print-directory -C common
 # After the kernels: the harness fault tests boot build/base/bzImage.
 step unit-python unit_python

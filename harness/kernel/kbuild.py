@@ -5,6 +5,11 @@ flavor's own lines, so flavors differ only in their deliberate deltas.
 Reconfiguration happens only when those inputs change, and bzImage is
 copied to build/<flavor>/bzImage only when it changed, so a no-op build
 leaves every stable path untouched.
+
+A build that warns fails: every flavor builds without a warning, as the
+pristine tree does in this configuration. The objects of the files that
+warned are removed, so the next build compiles them again and warns
+again until the patch is fixed (ccache replays a cached warning too).
 """
 
 import filecmp
@@ -121,6 +126,64 @@ def configure(src, obj, extra, build, run=subprocess.run):
     return True
 
 
+WARNING = re.compile(r'^(?P<file>[^\s:][^:]*?)(?::\d+){0,2}: warning: '
+                     r'(?P<msg>.*)$|^WARNING: (?P<kbuild>.*)$')
+
+
+def _in_tree(path, src):
+    """`path` as kbuild printed it (relative to the object tree, or
+    absolute), made relative to src when some suffix of it is there."""
+    parts = [p for p in os.path.normpath(path).split(os.sep)
+             if p not in ('', '.', '..')]
+    for i in range(len(parts)):
+        rel = os.path.join(*parts[i:])
+        if rel and os.path.exists(os.path.join(src, rel)):
+            return rel
+    return path
+
+
+def warnings(logfile, src):
+    """[(file or None, 'file: message')] of the compiler's, the linker's and
+    kbuild's warnings in a build log, each once, in order."""
+    found = []
+    with open(logfile, encoding='utf-8', errors='replace') as f:
+        for line in f:
+            m = WARNING.match(line.strip())
+            if not m:
+                continue
+            if m.group('kbuild') is not None:
+                item = (None, 'kbuild: ' + m.group('kbuild').strip())
+            else:
+                name = _in_tree(m.group('file'), src)
+                item = (name, f'{name}: {m.group("msg").strip()}')
+            if item not in found:
+                found.append(item)
+    return found
+
+
+def refuse_warnings(logfile, src, obj):
+    """Raises when the build log holds a warning, after removing the
+    objects of the C files that warned (so that they are compiled, and
+    warn, again next time)."""
+    found = warnings(logfile, src)
+    if not found:
+        return
+    removed = []
+    for name, _ in found:
+        if name and name.endswith('.c'):
+            o = os.path.join(obj, name[:-2] + '.o')
+            if os.path.isfile(o):
+                os.remove(o)
+                removed.append(os.path.relpath(o, obj))
+    lines = '\n'.join('  ' + text for _, text in found)
+    again = (f'; removed {", ".join(removed)} so the next build compiles '
+             f'it again' if removed else '')
+    raise HarnessError(f'the build warned ({len(found)} warning(s), '
+                       f'{logfile}); every flavor must build without '
+                       f'warnings, as the pristine tree does:\n{lines}\n'
+                       f'fix the patch and build again{again}')
+
+
 def build(src, obj, out_image, build_dir, logfile, label=None,
           interval=progress.INTERVAL, say=None):
     """Runs make bzImage with its output in logfile and a progress line on
@@ -135,6 +198,7 @@ def build(src, obj, out_image, build_dir, logfile, label=None,
     if res.returncode:
         raise HarnessError(f'kernel build failed ({logfile}):\n'
                            + progress.log_tail(logfile))
+    refuse_warnings(logfile, src, obj)
     image = os.path.join(obj, 'arch', 'x86', 'boot', 'bzImage')
     if os.path.isfile(out_image) and filecmp.cmp(image, out_image,
                                                  shallow=False):
