@@ -1,7 +1,7 @@
 """sticky.py static-check: sparse and W=1 on the objects a series touches.
 
-For each checked flavor (by default one per revision directory: the flavor
-named like it, else the first that applies it) the C files its patches
+For each checked flavor (by default every default flavor with a series:
+v1-nosec compiles v1's code with CONFIG_SECURITY off) the C files its patches
 change name the objects (security/commoncap.o for v1, fs/namei.o for v3).
 Each object is checked in the flavor's tree and, with the same .config
 symbols, in the unpatched base tree:
@@ -179,16 +179,10 @@ def new_findings(patched, base):
 
 
 def default_flavors(all_flavors):
-    picked = []
-    # Fixture series (mutants, the first v3 port) have only extra flavors.
-    for rev in sorted({f.series for f in all_flavors.values()
-                       if f.series and not f.extra}):
-        named = all_flavors.get(rev)
-        if named is None or named.series != rev:
-            named = next(f for f in all_flavors.values()
-                         if f.series == rev and not f.extra)
-        picked.append(named)
-    return picked
+    """Every default flavor with a series: a config that switches code of
+    the series off (v1-nosec) can warn where its sibling does not. Fixture
+    series (mutants, the first v3 port) have only extra flavors."""
+    return [f for f in all_flavors.values() if f.series and not f.extra]
 
 
 def cmd_static_check(args):
@@ -251,7 +245,7 @@ def add_commands(sub):
                        help='sparse and W=1 on the objects each series '
                        'touches: no finding the base tree lacks')
     p.add_argument('flavors', nargs='*',
-                   help='default: one flavor per revision directory')
+                   help='default: every default flavor with a series')
     p.add_argument('--no-cache', action='store_true',
                    help='run every check, even one whose trees, .config '
                    'and tools are unchanged')

@@ -135,3 +135,11 @@ class TestFindingsCache(unittest.TestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+class DefaultFlavorsTest(unittest.TestCase):
+    def test_every_default_flavor_with_a_series_is_checked(self):
+        import flavors as flv
+        from kernel import staticcheck
+        names = [f.name for f in staticcheck.default_flavors(flv.load())]
+        self.assertEqual(names, ['v1', 'v1-nosec', 'v3', 'v3y', 'yama'])
