@@ -8,6 +8,7 @@ from experiments import bench_cli
 from experiments import contend
 from experiments import idmap_cmd
 from experiments import mutants
+from experiments import race_cmd
 from experiments import stress
 from kernel import cli as kernel_cli
 from kernel import mboximport
@@ -24,3 +25,4 @@ def add_all(sub):
     stress.add_stress_commands(sub)
     mutants.add(sub)
     idmap_cmd.add_idmap_commands(sub)
+    race_cmd.add(sub)

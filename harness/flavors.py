@@ -38,6 +38,9 @@ class Flavor:
     rule: Optional[rev_mod.Revision] = None  # its revision's rule
     compiled: bool = False  # is the rule built in (its `needs` set)?
     posted_fixture: str = ''  # the posting's own code, to compile-check
+    also: tuple = ()     # test patches applied after the series
+    directory: str = ''  # which directory the rule judges, if not the
+    #                      revision's (`directory` in revision.ini)
 
     @property
     def knob(self):
@@ -108,7 +111,9 @@ def load(path=INI, top=None):
             tuple(sec.get('lockless', '').split()),
             sec.get('mutant_of', '').strip(), rule,
             bool(rule) and rev_mod.compiled(rule, base_config + lines),
-            sec.get('posted_fixture', '').strip())
+            sec.get('posted_fixture', '').strip(),
+            tuple(sec.get('also', '').split()),
+            sec.get('directory', '').strip())
     return flavors
 
 
@@ -144,18 +149,24 @@ def series_dir(series, top=TOP):
 def flavor_patches(flavor, top=TOP):
     """The patch files a flavor applies: its series, or the subset named
     by its `patches` key (in the series' order)."""
+    also = [os.path.join(top, p) for p in flavor.also]
+    missing = [p for p in also if not os.path.isfile(p)]
+    if missing:
+        raise HarnessError(f"flavor {flavor.name}: `also` names "
+                           f"{', '.join(missing)}, which does not exist")
     if not flavor.series:
-        return []
+        return also
     patches = series_patches(flavor.series, top)
     if not flavor.patches:
-        return patches
+        return patches + also
     names = [os.path.basename(p) for p in patches]
     unknown = [p for p in flavor.patches if p not in names]
     if unknown:
         raise HarnessError(f"flavor {flavor.name}: patches {', '.join(unknown)}"
                            f" are not in {flavor.series}/series; it lists: "
                            f"{', '.join(names)}")
-    return [p for p in patches if os.path.basename(p) in flavor.patches]
+    return [p for p in patches
+            if os.path.basename(p) in flavor.patches] + also
 
 
 def series_patches(series, top=TOP):

@@ -15,6 +15,12 @@ from stages import HarnessError
 FILE = 'revision.ini'
 HOOKS = ('lsm', 'vfs')          # an LSM hook (raw i_uid) or the VFS itself
 LINKS = ('every', 'trailing')
+# Which directory the rule judges: the one the walk looked the link up in
+# (nd->inode, nd->dir_mode: only the VFS has it), or the link's d_parent
+# when the check runs (all an LSM hook can read). Optional key `directory`;
+# its default is the only one an LSM hook can have, and the walk's for the
+# VFS.
+DIRECTORIES = ('walk', 'parent')
 PLACEHOLDER = 'FILL-IN'
 KEYS = ('describe', 'hook', 'call', 'links', 'needs', 'knob_path', 'protect',
         'polarity', 'doc', 'log_text')
@@ -43,6 +49,7 @@ class Revision:
     polarity: str
     doc: str
     log_text: str       # format with {comm}, {fsuid}, {owner}; '' for none
+    directory: str = 'walk'     # DIRECTORIES
 
     @property
     def knob(self):
@@ -110,6 +117,15 @@ def load(name, top):
                            f'under {SYSCTL}')
     if vals['protect'] not in ('0', '1'):
         raise HarnessError(f'{path}: protect = {vals["protect"]!r}; 0 or 1')
+    directory = sec.get('directory', '').strip() or (
+        'parent' if vals['hook'] == 'lsm' else 'walk')
+    if directory not in DIRECTORIES:
+        raise HarnessError(f'{path}: directory = {directory!r}; one of '
+                           f'{", ".join(DIRECTORIES)}')
+    if vals['hook'] == 'lsm' and directory == 'walk':
+        raise HarnessError(f'{path}: directory = walk, but an LSM hook gets '
+                           f'no nameidata: it can judge only the link\'s '
+                           f'd_parent (directory = parent)')
     if not vals['call'].endswith('('):
         raise HarnessError(f'{path}: call = {vals["call"]!r}; a function '
                            f'call as pick_link() spells it, e.g. foo(')
@@ -119,7 +135,7 @@ def load(name, top):
                     knob_path=vals['knob_path'],
                     protect=int(vals['protect']),
                     polarity=vals['polarity'], doc=vals['doc'],
-                    log_text=vals['log_text'])
+                    log_text=vals['log_text'], directory=directory)
 
 
 def option_set(option, config_lines):

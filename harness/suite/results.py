@@ -8,7 +8,8 @@ import zlib
 from stages import HarnessError
 
 KNOWN_TYPES = {'facts', 'setting', 'case', 'sysctl', 'log', 'group', 'error',
-               'end', 'attack', 'bench', 'stress', 'namespace', 'contend'}
+               'end', 'attack', 'bench', 'stress', 'namespace', 'contend',
+               'race'}
 
 
 def parse_stream(path):

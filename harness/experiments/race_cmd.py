@@ -1,0 +1,166 @@
+"""sticky.py race: the rename race, judged per placement (issue 26).
+
+Window mode (default): boots each race flavor (flavors.ini: a flavor plus
+harness/fixtures/race-window) and runs common/sticky-race.c in it: N
+trials per link position, fs.protected_symlinks value and renamed or
+control. Every trial is judged against racecases.predict() from the
+flavor's data; the flavor passes when every trial came out as predicted
+and met its preconditions. build/results/<flavor>.race.json keeps the
+groups with their causes.
+
+--free TRIES: the same race on unmodified kernels (default: the default
+flavors with a rule, and base), -smp 2, no window: A renames the link back
+and forth while root opens it TRIES times per position and
+fs.protected_symlinks value; the bypasses are counted, not judged
+(build/results/race-free.json, dated: `make bench` prints it).
+"""
+
+import datetime
+import os
+import subprocess
+import time
+
+import flavors as flv
+from boot import run as boot_run
+from boot.lock import BuildLock
+from experiments import racecases as rc
+from stages import HarnessError, log
+from suite import results
+
+WINDOW_FLAVORS = ('race-base', 'race-v1', 'race-yama', 'race-v3y',
+                  'race-v3y-dlock')
+
+
+def build_guest(build):
+    out = os.path.join(build, 'guest')
+    res = subprocess.run(['make', '--no-print-directory', '-C',
+                          os.path.join(flv.TOP, 'common'), f'OUT={out}',
+                          os.path.join(out, 'sticky-race')],
+                         capture_output=True, text=True)
+    if res.returncode:
+        raise HarnessError(f'building common/sticky-race.c failed:\n'
+                           f'{res.stdout}{res.stderr}')
+
+
+def job(flavor, args):
+    cmd = ['/bin/sticky-race']
+    if args.free:
+        cmd += ['-f', str(args.free)]
+    else:
+        cmd += ['-w', str(args.window_ms), '-n', str(args.trials)]
+    if flavor.rule and flavor.compiled:
+        cmd += ['-k', f'{flavor.rule.knob_path}={flavor.rule.protect}']
+    return cmd
+
+
+def boot_records(args, flavor, tag):
+    timeout = args.timeout or (120 + (args.free // 200 if args.free else
+                               args.trials * args.window_ms // 100))
+    out = boot_run.boot(args, flavor, job(flavor, args), tag, timeout,
+                        echo=print if args.console else None,
+                        smp=2 if args.free else 1)
+    boot_run.report_outcome(flavor.name, out)
+    recs, why = results.boot_records(out)
+    if recs is None:
+        raise HarnessError(why)
+    if out.verdict != 'passed':
+        raise HarnessError(f'sticky-race exited with status {out.status}')
+    return recs, out
+
+
+def window_one(args, flavor, outdir):
+    rule = rc.rule_of(flavor, args.directory)
+    recs, out = boot_records(args, flavor, 'race')
+    groups, problems = rc.judge(rule, recs)
+    obj = {'flavor': flavor.name, 'uname': recs[0].get('uname'),
+           'directory': rule.directory, 'links': rule.links,
+           'directory_from_flavor': rc.rule_of(flavor).directory,
+           'window_ms': args.window_ms, 'ok': not problems,
+           'problems': problems, 'seconds_boot': round(out.seconds, 1),
+           'groups': groups}
+    results.write_json(obj, os.path.join(outdir, f'{flavor.name}.race.json'))
+    for line in rc.bypass_summary(groups):
+        log(f'  {flavor.name}: {line}')
+    for p in problems[:12]:
+        log(f'  not ok {flavor.name}: {p}')
+    log(f'{"ok" if not problems else "not ok"} {flavor.name} (directory '
+        f'{rule.directory or "none"}): {sum(g["as_predicted"] for g in groups)}'
+        f' of {sum(g["trials"] for g in groups)} trials as predicted, '
+        f'{out.seconds:.1f}s')
+    return not problems
+
+
+def free_one(args, flavor):
+    rule = rc.rule_of(flavor)
+    recs, out = boot_records(args, flavor, 'race-free')
+    rows, problems = rc.judge_free(rule, recs)
+    for r in rows:
+        log(f'  {flavor.name}: {r["position"]} protected_symlinks='
+            f'{r["protected_symlinks"]}: {r["bypasses"]} bypass(es) in '
+            f'{r["tries"]} tries' + ('' if r['guarded'] else
+                                     ' (no check guards it)')
+            + f'; EACCES {r["EACCES"]}, ENOENT {r["ENOENT"]}')
+    for p in problems:
+        log(f'  not ok {flavor.name}: {p}')
+    return {'flavor': flavor.name, 'directory': rule.directory,
+            'seconds_boot': round(out.seconds, 1), 'rows': rows,
+            'problems': problems}, not problems
+
+
+def default_free(path):
+    return [f.name for f in flv.load(path).values()
+            if not f.extra and (not f.series or (f.rule and f.compiled))]
+
+
+def cmd_race(args):
+    path = args.flavors_file or flv.INI
+    names = args.flavors or (default_free(path) if args.free
+                             else list(WINDOW_FLAVORS))
+    chosen = flv.pick(names, path)
+    outdir = os.path.join(args.build_dir, 'results')
+    failed = 0
+    free = []
+    with BuildLock(args.build_dir, wait=not args.no_wait):
+        t0 = time.monotonic()
+        build_guest(args.build_dir)
+        for f in chosen:
+            try:
+                if args.free:
+                    obj, ok = free_one(args, f)
+                    free.append(obj)
+                else:
+                    ok = window_one(args, f, outdir)
+            except HarnessError as e:
+                log(f'not ok {f.name}: {e}')
+                ok = False
+            failed += not ok
+        if args.free:
+            results.write_json(
+                {'date': datetime.date.today().isoformat(),
+                 'tries': args.free, 'smp': 2, 'flavors': free},
+                os.path.join(outdir, 'race-free.json'))
+        log(f'race: {len(chosen)} flavor(s) in '
+            f'{time.monotonic() - t0:.1f}s')
+    print(f'{len(chosen) - failed} passed, {failed} failed', flush=True)
+    return 1 if failed else 0
+
+
+def add(sub):
+    p = sub.add_parser('race', help='the link renamed out of the sticky '
+                       'directory between its lookup and the checks '
+                       '(default: the race flavors, window mode)')
+    p.add_argument('flavors', nargs='*')
+    p.add_argument('--trials', type=int, default=5,
+                   help='trials per position, protected_symlinks value '
+                   'and renamed/control (default 5)')
+    p.add_argument('--window-ms', type=int, default=100,
+                   help='the window the fixture holds the follower in '
+                   '(default 100)')
+    p.add_argument('--free', type=int, default=0, metavar='TRIES',
+                   help='free-running race on unmodified kernels, -smp 2, '
+                   'TRIES opens per position and value; counts bypasses')
+    p.add_argument('--directory', choices=('walk', 'parent'), default=None,
+                   help='judge every flavor as if its rule judged this '
+                   'directory (to see the judging fail)')
+    boot_run.add_boot_opts(p, 0)
+    p.set_defaults(func=cmd_race)

@@ -1,0 +1,156 @@
+"""The rename race: what each placement predicts, and the judging.
+
+The layout and the trials are common/sticky-race.c's: root follows a link
+owned by A (uid 1000) in root's 1777 directory R/sticky, the trailing link
+R/sticky/l or the intermediate link R/sticky/m in R/sticky/m/f, while A
+renames the link into A's own 0755 directory R/own. In window mode the
+kernel (harness/fixtures/race-window) holds the follower between the
+link's lookup and every check, and the rename happens inside that window
+("renamed" trials); "control" trials rename nothing.
+
+Everything here comes from the flavor's data, never from an observation:
+
+- mainline's may_follow_link() (fs.protected_symlinks, trailing links
+  only) judges the directory the walk looked the link up in (nd->dir_mode,
+  nd->dir_uid, recorded before the window): R/sticky;
+- a revision's rule judges the directory its `directory` names
+  (revision.ini, or the flavor's own key): `walk`, R/sticky as mainline,
+  or `parent`, the link's d_parent when the check runs: R/own once the
+  link was renamed, a directory that is neither sticky nor
+  world-writable, and A's, so the follow is allowed;
+- the rule covers every link or only the trailing one (`links`), and is
+  on in every trial (the guest sets its knob to `protect`).
+"""
+
+from dataclasses import dataclass
+
+POSITIONS = ('trail', 'inter')
+PROTECTED_SYMLINKS = (0, 1)
+REFUSED = 'EACCES'
+FOLLOWED = 'followed'
+
+BYPASS = "bypassed: judges the link's d_parent when it runs (R/own)"
+WALK = "refused: judges the directory the walk found the link in (R/sticky)"
+IN_PLACE = 'refused: the link stayed in R/sticky'
+MAINLINE = ('refused by fs.protected_symlinks: trailing link, the walk\'s '
+            'directory')
+UNCOVERED = 'followed: no check covers this link here'
+
+
+@dataclass(frozen=True)
+class Rule:
+    """What the race needs of a flavor's rule."""
+    directory: str      # 'walk' or 'parent'; '' for no rule of its own
+    links: str = 'every'
+
+    def covers(self, position):
+        return bool(self.directory) and (self.links == 'every'
+                                         or position == 'trail')
+
+
+def rule_of(flavor, directory=None):
+    """The flavor's race rule; `directory` overrides its data (to judge a
+    kernel by a rule it does not have and watch the judging fail)."""
+    rule = flavor.rule
+    if rule is None or not flavor.compiled:
+        return Rule('')
+    return Rule(directory or flavor.directory or rule.directory, rule.links)
+
+
+def predict(rule, position, ps, renamed):
+    """(outcome, cause) of one trial: REFUSED or FOLLOWED."""
+    if position == 'trail' and ps:
+        return REFUSED, MAINLINE
+    if not rule.covers(position):
+        return FOLLOWED, UNCOVERED
+    if not renamed:
+        return REFUSED, IN_PLACE
+    if rule.directory == 'parent':
+        return FOLLOWED, BYPASS
+    return REFUSED, WALK
+
+
+def guarded(rule, position, ps):
+    """Whether some check (mainline's or the rule) refuses the link where
+    it was looked up: every open of it through R/sticky that succeeds is
+    then a bypass (free-running mode)."""
+    return rule.covers(position) or (position == 'trail' and ps == 1)
+
+
+def judge_free(rule, records):
+    """The free-running records as rows with the bypasses counted: a
+    follow through R/sticky that succeeded where a check guards it. A
+    bypass is a measurement here, not a problem: problems are the trials
+    that judge nothing (a precondition, an unexpected error)."""
+    rows, problems = [], []
+    for rec in records:
+        if rec.get('mode') != 'free':
+            continue
+        guard = guarded(rule, rec['position'], rec['protected_symlinks'])
+        rows.append({k: rec[k] for k in (
+            'position', 'protected_symlinks', 'tries', 'followed',
+            'EACCES', 'ENOENT', 'other')} | {
+                'guarded': guard,
+                'bypasses': rec['followed'] if guard else 0})
+        where = f'{rec["position"]} protected_symlinks={rec["protected_symlinks"]}'
+        if rec.get('problems'):
+            problems.append(f'{where}: ' + '; '.join(rec['problems']))
+        if rec['other']:
+            problems.append(f'{where}: {rec["other"]} open(s) failed with '
+                            f'{rec.get("other_error") or "a wrong content"}')
+    return rows, problems
+
+
+def judge(rule, records, window=True):
+    """Judges the guest's window-mode records. Returns (groups, problems):
+    one group per (position, protected_symlinks, renamed) with the trials'
+    count, how many came out as predicted, the prediction and its cause."""
+    problems = []
+    groups = {}
+    for rec in records:
+        if rec.get('mode') != 'window':
+            continue
+        key = (rec['position'], rec['protected_symlinks'], rec['renamed'])
+        want, cause = predict(rule, *key)
+        g = groups.setdefault(key, {
+            'position': key[0], 'protected_symlinks': key[1],
+            'renamed': key[2], 'expected': want, 'cause': cause,
+            'trials': 0, 'as_predicted': 0, 'results': {}})
+        g['trials'] += 1
+        g['results'][rec['result']] = g['results'].get(rec['result'], 0) + 1
+        where = (f'{key[0]} protected_symlinks={key[1]} '
+                 f'{"renamed" if key[2] else "control"} '
+                 f'trial {rec.get("trial")}')
+        if rec.get('problems'):
+            problems.append(f'{where}: ' + '; '.join(rec['problems']))
+        elif rec['result'] != want:
+            problems.append(f'{where}: {rec["result"]}, predicted {want} '
+                            f'({cause})')
+        else:
+            g['as_predicted'] += 1
+    if window:
+        missing = [k for k in expected_keys() if k not in groups]
+        for k in missing:
+            problems.append(f'no trial of {k[0]} protected_symlinks={k[1]} '
+                            f'{"renamed" if k[2] else "control"}')
+    return [groups[k] for k in sorted(groups)], problems
+
+
+def expected_keys():
+    return [(p, ps, r) for p in POSITIONS for ps in PROTECTED_SYMLINKS
+            for r in (True, False)]
+
+
+def bypass_summary(groups):
+    """'bypassed N of N' / 'refused N of N' per renamed group, the lines
+    the command prints."""
+    lines = []
+    for g in groups:
+        if not g['renamed']:
+            continue
+        word = 'bypassed' if g['cause'] == BYPASS else (
+            'refused' if g['expected'] == REFUSED else 'followed')
+        lines.append(f'{g["position"]} protected_symlinks='
+                     f'{g["protected_symlinks"]}: {word} '
+                     f'{g["as_predicted"]} of {g["trials"]} ({g["cause"]})')
+    return lines
