@@ -16,6 +16,8 @@ fs.protected_symlinks value; the bypasses are counted, not judged
 """
 
 import datetime
+import glob
+import json
 import os
 import subprocess
 import time
@@ -78,7 +80,9 @@ def window_one(args, flavor, outdir):
            'window_ms': args.window_ms, 'ok': not problems,
            'problems': problems, 'seconds_boot': round(out.seconds, 1),
            'groups': groups}
-    results.write_json(obj, os.path.join(outdir, f'{flavor.name}.race.json'))
+    if not args.directory:      # a rule the kernel lacks: judged, not kept
+        results.write_json(obj, os.path.join(outdir,
+                                             f'{flavor.name}.race.json'))
     for line in rc.bypass_summary(groups):
         log(f'  {flavor.name}: {line}')
     for p in problems[:12]:
@@ -105,6 +109,37 @@ def free_one(args, flavor):
     return {'flavor': flavor.name, 'directory': rule.directory,
             'seconds_boot': round(out.seconds, 1), 'rows': rows,
             'problems': problems}, not problems
+
+
+def _when(build, what):
+    head = subprocess.run(['git', '-C', flv.TOP, 'rev-parse', '--short',
+                           'HEAD'], capture_output=True, text=True)
+    commit = head.stdout.strip() or 'unknown commit'
+    return (f'Measured {datetime.date.today().isoformat()} at commit '
+            f'{commit} ({what}).')
+
+
+def write_section(outdir, what):
+    """build/results/race.md from every race result there; `make bless`
+    copies it to results/race.md, which the report includes."""
+    window = []
+    for path in glob.glob(os.path.join(outdir, '*.race.json')):
+        with open(path, encoding='utf-8') as f:
+            obj = json.load(f)
+        window.append((obj['flavor'], obj))
+    order = {n: i for i, n in enumerate(WINDOW_FLAVORS)}
+    window.sort(key=lambda w: (order.get(w[0], len(order)), w[0]))
+    free = None
+    path = os.path.join(outdir, 'race-free.json')
+    if os.path.isfile(path):
+        with open(path, encoding='utf-8') as f:
+            free = json.load(f)
+    out = os.path.join(outdir, 'race.md')
+    tmp = out + '.tmp'
+    with open(tmp, 'w', encoding='utf-8') as f:
+        f.write(rc.section(window, free, _when(outdir, what)))
+    os.replace(tmp, out)
+    log(f'wrote {out}')
 
 
 def default_free(path):
@@ -139,6 +174,10 @@ def cmd_race(args):
                 {'date': datetime.date.today().isoformat(),
                  'tries': args.free, 'smp': 2, 'flavors': free},
                 os.path.join(outdir, 'race-free.json'))
+        if not args.directory:
+            write_section(outdir, 'sticky.py race' + (
+                f' --free {args.free}' if args.free else
+                f' --trials {args.trials} --window-ms {args.window_ms}'))
         log(f'race: {len(chosen)} flavor(s) in '
             f'{time.monotonic() - t0:.1f}s')
     print(f'{len(chosen) - failed} passed, {failed} failed', flush=True)

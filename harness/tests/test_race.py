@@ -115,6 +115,21 @@ class JudgeTest(unittest.TestCase):
                          ['no trial of trail protected_symlinks=1 control'])
 
 
+class SectionTest(unittest.TestCase):
+    def test_bypasses_are_bold_and_a_missing_group_says_so(self):
+        rule = rc.Rule('parent')
+        groups, _ = rc.judge(rule, records(rule, drop=('trail', 1, True)))
+        text = rc.section([('race-v1', {'directory': 'parent',
+                                        'groups': groups})], None,
+                          'Measured today.')
+        row = [line for line in text.splitlines()
+               if line.startswith('| race-v1')][0]
+        self.assertEqual(row, '| race-v1 | `d_parent` | **followed 2/2** | '
+                         'not run | **followed 2/2** | **followed 2/2** | '
+                         '8/8 as predicted |')
+        self.assertIn('Measured today.', text)
+
+
 class FreeTest(unittest.TestCase):
     def rec(self, pos, ps, followed):
         return {'type': 'race', 'mode': 'free', 'position': pos,
