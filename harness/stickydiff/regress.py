@@ -184,6 +184,17 @@ def load_expected(path, flavor):
     return data
 
 
+def write_atomically(path, text):
+    """Write to a temporary name beside `path`, fsync, rename: an
+    interrupted or failed write leaves the previous file whole."""
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as stream:
+        stream.write(text)
+        stream.flush()
+        os.fsync(stream.fileno())
+    os.replace(tmp, path)
+
+
 def bless(results_dir, expected_dir):
     """Copy every loadable result file to expected; return the changes."""
     os.makedirs(expected_dir, exist_ok=True)
@@ -197,9 +208,7 @@ def bless(results_dir, expected_dir):
         target = result_path(expected_dir, flavor)
         if not os.path.exists(target):
             report[flavor] = ["new expected file %s" % target]
-        with open(target, "w",
-                  encoding="utf-8") as stream:
-            stream.write(canonical(expected_form(result.data)))
+        write_atomically(target, canonical(expected_form(result.data)))
         blessed[flavor] = report.get(flavor, [])
     return blessed
 
@@ -220,8 +229,7 @@ def bless_file(fresh, committed):
         old = None
     if old == new:
         return ["blessed %s: unchanged" % committed]
-    with open(committed, "w", encoding="utf-8") as stream:
-        stream.write(new)
+    write_atomically(committed, new)
     if old is None:
         return ["blessed %s: new, from %s" % (committed, fresh)]
     old_lines, new_lines = old.splitlines(), new.splitlines()

@@ -73,11 +73,20 @@ def summary(analysis, paths=()):
     lines.append("pairwise diffs (cases differing, by cause):")
     lines += pair_lines(analysis)
     lines.append("static diff: %s" % analysis.range_diff_note)
+    lines += ["unreadable result file: %s; run the suite again (`python3 "
+              "harness/sticky.py suite FLAVOR`) or restore the file"
+              % str(err).split("\n")[0] for err in analysis.load_errors]
     for path in paths:
         lines.append("report: %s" % path)
     verdict = analysis.verdict
     if verdict == "FAIL":
-        verdict += " (%d unexplained case(s))" % analysis.unexplained
+        why = ["%d unexplained case(s)" % analysis.unexplained]
+        if analysis.load_errors:
+            why.append("%d unreadable result file(s)"
+                       % len(analysis.load_errors))
+        if analysis.join_errors:
+            why.append("%d join error(s)" % len(analysis.join_errors))
+        verdict += " (%s)" % ", ".join(why)
     lines.append("verdict: %s" % verdict)
     return "\n".join(lines)
 

@@ -128,4 +128,6 @@ def write_json(obj, path):
     with open(tmp, 'w', encoding='utf-8') as f:
         json.dump(obj, f, indent=1, sort_keys=True)
         f.write('\n')
+        f.flush()
+        os.fsync(f.fileno())
     os.replace(tmp, path)

@@ -39,6 +39,28 @@ class RegressTest(unittest.TestCase):
         self.assertIn("new expected file", blessed["v3"][0])
         self.assertEqual(regress.compare(self.results, self.expected), {})
 
+    def test_an_interrupted_bless_leaves_the_blessed_files_whole(self):
+        regress.bless(self.results, self.expected)
+        path = os.path.join(self.expected, "v3.json")
+        with open(path, encoding="utf-8") as stream:
+            before = stream.read()
+        self.edit("v3", lambda d: d["cases"][0].update(errno="EPERM"))
+
+        def interrupted(fd):
+            raise KeyboardInterrupt
+
+        real = os.fsync
+        os.fsync = interrupted
+        try:
+            with self.assertRaises(KeyboardInterrupt):
+                regress.bless(self.results, self.expected)
+        finally:
+            os.fsync = real
+        with open(path, encoding="utf-8") as stream:
+            self.assertEqual(stream.read(), before)
+        regress.bless(self.results, self.expected)     # the next run recovers
+        self.assertEqual(regress.compare(self.results, self.expected), {})
+
     def test_blessed_file_is_canonical(self):
         regress.bless(self.results, self.expected)
         path = os.path.join(self.expected, "v3.json")
