@@ -68,6 +68,7 @@ static-check: deps
 stress: deps guest
 	$(STICKY) build v1-lockdep v3-lockdep
 	$(STICKY) stress
+	$(STICKY) config-sweep
 
 attack: kernels guest
 	$(STICKY) attack $(FLAVOR)

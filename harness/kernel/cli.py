@@ -13,7 +13,9 @@ from kernel import posted
 from kernel import rangediff
 from kernel import seriesbuild
 from kernel import seriescheck
+from kernel import sweep
 from kernel import tree
+from suite import results
 from stages import JOBS, HarnessError, Stages, log
 
 
@@ -68,6 +70,18 @@ def add_checks(sub):
                        'fail when one is stale)')
     p.add_argument('--check', action='store_true')
     p.set_defaults(func=cmd_cover_letters)
+    p = sub.add_parser('config-sweep',
+                       help='the objects every series touches, with W=1, '
+                       'in the configurations of harness/config/'
+                       'sweep.ini: no finding the pristine tree lacks')
+    p.add_argument('flavors', nargs='*',
+                   help='the trees to sweep (default: one default flavor '
+                   'per series)')
+    p.add_argument('--only', action='append', metavar='CONFIG',
+                   help='this configuration of sweep.ini (repeatable)')
+    p.add_argument('--check', action='store_true',
+                   help='only the configurations marked check = yes')
+    p.set_defaults(func=cmd_config_sweep)
     p = sub.add_parser('range-diff',
                        help='git range-diff of the series of the first '
                        'pair in harness/pairs.ini')
@@ -127,6 +141,23 @@ def cmd_cover_letters(args):
         else:
             log(f'wrote {coverletter.write(rev_dir, src, args.build_dir)}')
     return 1 if bad else 0
+
+
+def cmd_config_sweep(args):
+    stages = Stages()
+    with BuildLock(args.build_dir, wait=not args.no_wait):
+        failed, record = sweep.run(args.build_dir, args.top, stages,
+                                   args.only, args.check, args.flavors,
+                                   args.flavors_file)
+    results.write_json(record, os.path.join(args.build_dir, 'results',
+                                            'config-sweep.json'))
+    n = sum(len(r['series']) for r in record['configs'])
+    log(f'config-sweep: {len(record["configs"])} configuration(s), '
+        f'{len(record["objects"])} object(s) in each tree: '
+        + ', '.join(record['objects']))
+    log(stages.summary())
+    print(f'{n - failed} passed, {failed} failed', flush=True)
+    return 1 if failed else 0
 
 
 def cmd_range_diff(args):

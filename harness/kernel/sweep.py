@@ -1,0 +1,167 @@
+"""sticky.py config-sweep: the series' objects in the configs a bot tries.
+
+The flavors build a few configurations; 0-day also builds the ones that
+switch off what a series depends on, and random ones. For each
+configuration of harness/config/sweep.ini (lines appended to tinyconfig and
+harness/config/common.config, or a KCONFIG_SEED randconfig) one object
+tree, build/sweep/<name>, is configured and prepared once from the
+pristine tree. Then every tree in turn (pristine first, then one flavor's
+tree per series) compiles, with W=1 and `make -k`, every object that some
+series touches, in that one object tree: the trees differ only in those
+.c files, never in a header, so the prepared tree serves them all.
+
+Findings (compiler warnings and errors, kernel-doc's, notes joined to
+theirs) are normalised as static-check does: the tree's prefix and the
+line numbers dropped. A series passes a configuration when its tree has
+no finding the pristine tree lacks there.
+"""
+
+import configparser
+import os
+import subprocess
+import time
+
+import flavors as flv
+from kernel import kbuild
+from kernel import staticcheck
+from kernel import tree
+from stages import HarnessError, log
+
+INI = os.path.join(flv.HARNESS, 'config', 'sweep.ini')
+
+
+def load(path=INI):
+    """[(name, config lines, seed or None, in make check)]."""
+    cp = configparser.ConfigParser(interpolation=None)
+    with open(path, encoding='utf-8') as f:
+        cp.read_file(f)
+    out = []
+    for name in cp.sections():
+        sec = cp[name]
+        lines = tuple(x.strip() for x in sec.get('config', '').splitlines()
+                      if x.strip())
+        seed = sec.get('seed', '').strip() or None
+        if bool(lines) == bool(seed):
+            raise HarnessError(f'{path} [{name}]: give `config` lines or '
+                               f'a randconfig `seed`, one of the two')
+        out.append((name, lines, seed, sec.getboolean('check',
+                                                      fallback=False)))
+    return out
+
+
+def turned_off(variants):
+    """The Kconfig options some configuration turns off."""
+    off = set()
+    for _, lines, _, _ in variants:
+        off |= {s for s, v in kbuild.wanted_symbols(lines).items()
+                if v == 'n'}
+    return off
+
+
+def _run(cmd, cwd, build):
+    return subprocess.run(cmd, cwd=cwd, env=kbuild.build_env(build),
+                          capture_output=True, text=True)
+
+
+def prepare(src, obj, lines, seed, build):
+    """Configures and prepares one sweep object tree from `src`."""
+    if seed:
+        os.makedirs(obj, exist_ok=True)
+        env = dict(kbuild.build_env(build), KCONFIG_SEED=seed)
+        res = subprocess.run(kbuild.make_cmd(src, obj, 'randconfig'),
+                             cwd=obj, env=env, capture_output=True,
+                             text=True)
+        if res.returncode:
+            raise HarnessError(f'randconfig (seed {seed}) failed:\n'
+                               f'{res.stdout[-1500:]}{res.stderr[-1500:]}')
+    else:
+        kbuild.configure(src, obj, lines, build)
+    res = _run(kbuild.make_cmd(src, obj, 'prepare'), obj, build)
+    if res.returncode:
+        raise HarnessError(f'make prepare in {obj} failed:\n'
+                           f'{(res.stdout + res.stderr)[-2000:]}')
+
+
+def findings(src, obj, targets, build):
+    """Normalised W=1 findings of `targets` compiled from `src` in `obj`."""
+    for t in targets:
+        for path in (os.path.join(obj, t), os.path.join(
+                obj, os.path.dirname(t), '.' + os.path.basename(t) + '.cmd')):
+            if os.path.exists(path):
+                os.unlink(path)
+    res = _run(kbuild.make_cmd(src, obj, 'W=1', '-k', *targets), obj, build)
+    return normalise(res.stdout + res.stderr, src)
+
+
+def normalise(output, src):
+    """Findings as 'file: kind: message', the file relative to src however
+    kbuild printed it (the object tree is elsewhere), line numbers dropped;
+    notes join the finding they belong to."""
+    found = []
+    for line in output.splitlines():
+        m = staticcheck.FINDING.match(line.strip())
+        if not m:
+            continue
+        text = (f'{kbuild._in_tree(m.group("file"), src)}: '
+                f'{m.group("kind")}: {m.group("msg").strip()}')
+        if m.group('kind') in ('note', 'info') and found:
+            found[-1] += ' | ' + text
+        else:
+            found.append(text)
+    return found
+
+
+def series_trees(names=None, path=flv.INI):
+    """[(series label, flavor)]: the named flavors, else the first default
+    flavor of each series."""
+    every = flv.load(path)
+    if names:
+        return [(f.series or f.name, f) for f in flv.pick(names, path)]
+    picked = {}
+    for f in every.values():
+        if f.series and not f.extra and f.series not in picked:
+            picked[f.series] = f
+    return list(picked.items())
+
+
+def run(build, top, stages, only=None, checked_only=False, names=None,
+        path=None):
+    """Returns (failures, a record of what ran)."""
+    variants = [v for v in load()
+                if (not only or v[0] in only) and (not checked_only or v[3])]
+    if only and len(variants) != len(only):
+        known = ', '.join(v[0] for v in load())
+        raise HarnessError(f'unknown configuration in {", ".join(only)}; '
+                           f'{INI} has: {known}')
+    path = path or flv.INI
+    base = next(f for f in flv.load(path).values() if not f.series)
+    base_src = tree.worktree(build, base, top, stages)
+    trees = [(label, f, tree.worktree(build, f, top, stages))
+             for label, f in series_trees(names, path)]
+    targets = []
+    for _, f, _ in trees:
+        for t in staticcheck.touched_objects(flv.flavor_patches(f, top)):
+            if t not in targets:
+                targets.append(t)
+    failed = 0
+    record = {'configs': [], 'objects': targets}
+    for name, lines, seed, _ in variants:
+        t0 = time.monotonic()
+        obj = os.path.join(build, 'sweep', name)
+        prepare(base_src, obj, lines, seed, build)
+        theirs = findings(base_src, obj, targets, build)
+        row = {'config': name, 'seed': seed, 'pristine': len(theirs),
+               'series': {}}
+        for label, f, src in trees:
+            mine = findings(src, obj, targets, build)
+            new = staticcheck.new_findings(mine, theirs)
+            row['series'][label] = {'findings': len(mine), 'new': new}
+            failed += bool(new)
+            log(f'{"not ok" if new else "ok"} {name} {label}: '
+                f'{len(mine)} findings ({len(theirs)} in pristine), '
+                f'{len(new)} new')
+            for line in new:
+                print(f'    NEW {line}', flush=True)
+        row['seconds'] = round(time.monotonic() - t0, 1)
+        record['configs'].append(row)
+    return failed, record
