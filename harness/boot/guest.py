@@ -26,6 +26,19 @@ def build_init(build):
     return out
 
 
+def build_program(build, name, source):
+    """Builds one guest program of common/ into <build>/guest/<name> (a
+    no-op when fresh); `source` names it in the error."""
+    out = os.path.join(build, 'guest')
+    res = subprocess.run(['make', '--no-print-directory', '-C',
+                          os.path.join(flavors.TOP, 'common'), f'OUT={out}',
+                          os.path.join(out, name)],
+                         capture_output=True, text=True)
+    if res.returncode:
+        raise HarnessError(f'building {source} failed:\n'
+                           f'{res.stdout}{res.stderr}')
+
+
 def guest_programs(build):
     """Every executable in build/guest/, installed as /bin/<name>."""
     d = os.path.join(build, 'guest')

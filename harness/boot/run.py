@@ -60,6 +60,21 @@ def boot(args, flavor, job, tag, timeout, echo=None, smp=1, icount='',
     return qemu.run(b)
 
 
+def failures(chosen, one):
+    """Runs one(flavor) for each flavor, True when it passed; a
+    HarnessError fails that flavor, named, and the next one runs. Returns
+    how many failed."""
+    failed = 0
+    for f in chosen:
+        try:
+            ok = one(f)
+        except HarnessError as e:
+            log(f'not ok {f.name}: {e}')
+            ok = False
+        failed += not ok
+    return failed
+
+
 def report_outcome(name, out):
     log(f'{name}: {out.line()}')
     if out.verdict not in ('passed', 'failed'):

@@ -17,6 +17,7 @@ import time
 import flavors as flv
 from boot import guest
 from boot import qemu
+from boot import run as boot_run
 from boot.lock import BuildLock
 from experiments import idmapcases as ic
 from experiments import idmapjudge
@@ -47,18 +48,6 @@ def make_image(path, size='4M'):
     if res.returncode:
         raise HarnessError(f'mkfs.ext4 {path} failed: {res.stderr.strip()}')
     return path
-
-
-def build_guest(build):
-    """Builds common/idmap.c into <build>/guest (a no-op when fresh)."""
-    out = os.path.join(build, 'guest')
-    res = subprocess.run(['make', '--no-print-directory', '-C',
-                          os.path.join(flv.TOP, 'common'), f'OUT={out}',
-                          os.path.join(out, 'idmap')],
-                         capture_output=True, text=True)
-    if res.returncode:
-        raise HarnessError(f'building common/idmap.c failed:\n'
-                           f'{res.stdout}{res.stderr}')
 
 
 def make_initrd(build, name, plan, image):
@@ -139,17 +128,11 @@ def cmd_idmap(args):
     path = args.flavors_file or flv.INI
     chosen = flv.pick(args.flavors or [], path)
     outdir = os.path.join(args.build_dir, 'results')
-    failed = 0
     with BuildLock(args.build_dir, wait=not args.no_wait):
         t0 = time.monotonic()
-        build_guest(args.build_dir)
-        for f in chosen:
-            try:
-                ok = run_one(args, f, outdir)
-            except HarnessError as e:
-                log(f'not ok {f.name}: {e}')
-                ok = False
-            failed += not ok
+        guest.build_program(args.build_dir, 'idmap', 'common/idmap.c')
+        failed = boot_run.failures(chosen,
+                                   lambda f: run_one(args, f, outdir))
         log(f'idmap: {len(chosen)} flavor(s) in '
             f'{time.monotonic() - t0:.1f}s')
     print(f'{len(chosen) - failed} passed, {failed} failed', flush=True)

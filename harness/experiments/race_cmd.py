@@ -23,6 +23,7 @@ import subprocess
 import time
 
 import flavors as flv
+from boot import guest
 from boot import run as boot_run
 from boot.lock import BuildLock
 from experiments import racecases as rc
@@ -31,17 +32,6 @@ from suite import results
 
 WINDOW_FLAVORS = ('race-base', 'race-v1', 'race-yama', 'race-v3y',
                   'race-v3y-dlock')
-
-
-def build_guest(build):
-    out = os.path.join(build, 'guest')
-    res = subprocess.run(['make', '--no-print-directory', '-C',
-                          os.path.join(flv.TOP, 'common'), f'OUT={out}',
-                          os.path.join(out, 'sticky-race')],
-                         capture_output=True, text=True)
-    if res.returncode:
-        raise HarnessError(f'building common/sticky-race.c failed:\n'
-                           f'{res.stdout}{res.stderr}')
 
 
 def job(flavor, args):
@@ -87,9 +77,10 @@ def window_one(args, flavor, outdir):
         log(f'  {flavor.name}: {line}')
     for p in problems[:12]:
         log(f'  not ok {flavor.name}: {p}')
+    good = sum(g['as_predicted'] for g in groups)
     log(f'{"ok" if not problems else "not ok"} {flavor.name} (directory '
-        f'{rule.directory or "none"}): {sum(g["as_predicted"] for g in groups)}'
-        f' of {sum(g["trials"] for g in groups)} trials as predicted, '
+        f'{rule.directory or "none"}): {good} of '
+        f'{sum(g["trials"] for g in groups)} trials as predicted, '
         f'{out.seconds:.1f}s')
     return not problems
 
@@ -153,22 +144,18 @@ def cmd_race(args):
                              else list(WINDOW_FLAVORS))
     chosen = flv.pick(names, path)
     outdir = os.path.join(args.build_dir, 'results')
-    failed = 0
     free = []
     with BuildLock(args.build_dir, wait=not args.no_wait):
         t0 = time.monotonic()
-        build_guest(args.build_dir)
-        for f in chosen:
-            try:
-                if args.free:
-                    obj, ok = free_one(args, f)
-                    free.append(obj)
-                else:
-                    ok = window_one(args, f, outdir)
-            except HarnessError as e:
-                log(f'not ok {f.name}: {e}')
-                ok = False
-            failed += not ok
+        guest.build_program(args.build_dir, 'sticky-race',
+                            'common/sticky-race.c')
+        def one(f):
+            if not args.free:
+                return window_one(args, f, outdir)
+            obj, ok = free_one(args, f)
+            free.append(obj)
+            return ok
+        failed = boot_run.failures(chosen, one)
         if args.free:
             results.write_json(
                 {'date': datetime.date.today().isoformat(),

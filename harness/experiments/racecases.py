@@ -92,7 +92,8 @@ def judge_free(rule, records):
             'EACCES', 'ENOENT', 'other')} | {
                 'guarded': guard,
                 'bypasses': rec['followed'] if guard else 0})
-        where = f'{rec["position"]} protected_symlinks={rec["protected_symlinks"]}'
+        where = (f'{rec["position"]} '
+                 f'protected_symlinks={rec["protected_symlinks"]}')
         if rec.get('problems'):
             problems.append(f'{where}: ' + '; '.join(rec['problems']))
         if rec['other']:

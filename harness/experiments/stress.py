@@ -16,7 +16,7 @@ import flavors as flv
 from boot import run as boot_run
 from boot.lock import BuildLock
 from kernel import staticcheck
-from stages import HarnessError, log
+from stages import log
 from suite import results
 
 LOCKDEP = 'CONFIG_PROVE_LOCKING=y'
@@ -88,15 +88,9 @@ def cmd_stress(args):
     chosen = flv.pick(args.flavors or [
         f.name for f in flv.load(path).values() if LOCKDEP in f.config], path)
     outdir = os.path.join(args.build_dir, 'results')
-    failed = 0
     with BuildLock(args.build_dir, wait=not args.no_wait):
-        for f in chosen:
-            try:
-                ok = stress_one(args, f, outdir)
-            except HarnessError as e:
-                log(f'not ok {f.name}: {e}')
-                ok = False
-            failed += not ok
+        failed = boot_run.failures(chosen,
+                                   lambda f: stress_one(args, f, outdir))
     print(f'{len(chosen) - failed} passed, {failed} failed', flush=True)
     return 1 if failed else 0
 
