@@ -35,6 +35,14 @@
  * with a rule on that judges R/sticky it is a bypass. One record per
  * position and value: {"type":"race","mode":"free",...} with the counts.
  *
+ * Window mode also runs N "mountroot" trials per fs.protected_symlinks
+ * value, no window needed: A's symlink R/own/r is cloned with open_tree()
+ * (OPEN_TREE_CLONE | AT_SYMLINK_NOFOLLOW) and mounted with move_mount()
+ * onto A's symlink R/sticky/r, then root opens R/sticky/r. The link it
+ * follows is a mount root, whose d_parent is the link itself; the walk
+ * found it in R/sticky. Each trial checks that the mount is there (the
+ * open's link has R/own/r's inode) and unmounts it (UMOUNT_NOFOLLOW).
+ *
  * -k sets a knob (the revision's own, to its protecting value) before the
  * trials and checks it reads back. Exit status 0 when every record was
  * written; the judging is the host's (harness/experiments/race.py).
@@ -48,8 +56,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -70,6 +80,22 @@ static const char *const positions[] = { "trail", "inter" };
 static const char *const link_name[] = { "l", "m" };
 static const char *const link_target[] = { R "/t/f", R "/t" };
 static const char *const follow_path[] = { STICKY "/l", STICKY "/m/f" };
+
+#ifndef SYS_open_tree
+#define SYS_open_tree		428
+#endif
+#ifndef SYS_move_mount
+#define SYS_move_mount		429
+#endif
+#ifndef OPEN_TREE_CLONE
+#define OPEN_TREE_CLONE		1
+#endif
+#ifndef MOVE_MOUNT_F_EMPTY_PATH
+#define MOVE_MOUNT_F_EMPTY_PATH	0x00000004
+#endif
+#ifndef UMOUNT_NOFOLLOW
+#define UMOUNT_NOFOLLOW		0x00000008
+#endif
 
 struct problems {
 	int n;
@@ -397,6 +423,61 @@ static void window_trial(int pos, int ps, int renamed, int trial,
 	fflush(results);
 }
 
+/* Root opens A's symlink R/sticky/r after A's R/own/r was mounted on it:
+ * the link followed is a mount root. */
+static void mountroot_trial(int ps, int trial, const struct problems *setup)
+{
+	const char *root = OWN "/r", *point = STICKY "/r";
+	struct problems p = *setup;
+	struct stat want, got;
+	int tree, fd, err = -2, mounted = 0;
+
+	unlink(root);
+	unlink(point);
+	if (symlink(TARGET, root) || lchown(root, OWNER, OWNER) ||
+	    symlink(TARGET, point) || lchown(point, OWNER, OWNER))
+		die("make the mount-root links");
+	check_layout(&p, 0);
+	tree = syscall(SYS_open_tree, AT_FDCWD, root,
+		       OPEN_TREE_CLONE | AT_SYMLINK_NOFOLLOW | O_CLOEXEC);
+	if (tree < 0)
+		problem(&p, "open_tree(%s): %s", root, strerror(errno));
+	else if (syscall(SYS_move_mount, tree, "", AT_FDCWD, point,
+			 MOVE_MOUNT_F_EMPTY_PATH))
+		problem(&p, "move_mount onto %s: %s", point, strerror(errno));
+	else
+		mounted = 1;
+	if (tree >= 0)
+		close(tree);
+	if (mounted) {
+		if (lstat(root, &want) || lstat(point, &got) ||
+		    !S_ISLNK(got.st_mode) || got.st_ino != want.st_ino ||
+		    got.st_uid != OWNER)
+			problem(&p, "%s is not the mounted %s", point, root);
+		fd = open(point, O_RDONLY);
+		if (fd < 0) {
+			err = errno;
+		} else {
+			char buf[64];
+			ssize_t n = read(fd, buf, sizeof(buf) - 1);
+
+			close(fd);
+			buf[n > 0 ? n : 0] = '\0';
+			err = strcmp(buf, CONTENT) ? -1 : 0;
+		}
+	}
+	if (mounted && umount2(point, UMOUNT_NOFOLLOW | MNT_DETACH))
+		problem(&p, "umount %s: %s", point, strerror(errno));
+	fprintf(results, "{\"type\":\"race\",\"mode\":\"window\","
+		"\"position\":\"mountroot\",\"protected_symlinks\":%d,"
+		"\"renamed\":false,\"trial\":%d,\"result\":\"%s\","
+		"\"open_ms\":0,\"in_window\":false,",
+		ps, trial, err == -2 ? "not-run" : result_name(err));
+	json_problems(&p);
+	fputs("}\n", results);
+	fflush(results);
+}
+
 /* A renames the link back and forth until killed. */
 static void free_renamer(int pos)
 {
@@ -518,6 +599,8 @@ int main(int argc, char **argv)
 			for (t = 0; t < n; t++) {
 				window_trial(pos, ps, 1, t, window_ms, &s);
 				window_trial(pos, ps, 0, t, window_ms, &s);
+				if (pos == 0)
+					mountroot_trial(ps, t, &s);
 			}
 		}
 	}

@@ -24,7 +24,8 @@ Everything here comes from the flavor's data, never from an observation:
 
 from dataclasses import dataclass
 
-POSITIONS = ('trail', 'inter')
+POSITIONS = ('trail', 'inter')   # the renamed links; and the mount root:
+MOUNTROOT = 'mountroot'          # a trailing link that is a mount root
 PROTECTED_SYMLINKS = (0, 1)
 REFUSED = 'EACCES'
 FOLLOWED = 'followed'
@@ -35,6 +36,8 @@ IN_PLACE = 'refused: the link stayed in R/sticky'
 MAINLINE = ('refused by fs.protected_symlinks: trailing link, the walk\'s '
             'directory')
 UNCOVERED = 'followed: no check covers this link here'
+ROOT_PARENT = ("followed: a mount root's d_parent is the link itself, not "
+               "the directory it is mounted in")
 
 
 @dataclass(frozen=True)
@@ -45,7 +48,7 @@ class Rule:
 
     def covers(self, position):
         return bool(self.directory) and (self.links == 'every'
-                                         or position == 'trail')
+                                         or position != 'inter')
 
 
 def rule_of(flavor, directory=None):
@@ -58,11 +61,16 @@ def rule_of(flavor, directory=None):
 
 
 def predict(rule, position, ps, renamed):
-    """(outcome, cause) of one trial: REFUSED or FOLLOWED."""
-    if position == 'trail' and ps:
+    """(outcome, cause) of one trial: REFUSED or FOLLOWED. A mount root is
+    a trailing link whose d_parent is itself: never renamed, but judged by
+    a `parent` rule in a directory that is not sticky."""
+    if position != 'inter' and ps:
         return REFUSED, MAINLINE
     if not rule.covers(position):
         return FOLLOWED, UNCOVERED
+    if position == MOUNTROOT:
+        return ((FOLLOWED, ROOT_PARENT) if rule.directory == 'parent'
+                else (REFUSED, WALK))
     if not renamed:
         return REFUSED, IN_PLACE
     if rule.directory == 'parent':
@@ -74,7 +82,7 @@ def guarded(rule, position, ps):
     """Whether some check (mainline's or the rule) refuses the link where
     it was looked up: every open of it through R/sticky that succeeds is
     then a bypass (free-running mode)."""
-    return rule.covers(position) or (position == 'trail' and ps == 1)
+    return rule.covers(position) or (position != 'inter' and ps == 1)
 
 
 def judge_free(rule, records):
@@ -139,7 +147,14 @@ def judge(rule, records, window=True):
 
 def expected_keys():
     return [(p, ps, r) for p in POSITIONS for ps in PROTECTED_SYMLINKS
-            for r in (True, False)]
+            for r in (True, False)] + [(MOUNTROOT, ps, False)
+                                       for ps in PROTECTED_SYMLINKS]
+
+
+def shown(group):
+    """The groups the summary and the section show: the renamed links and
+    the mount root (the controls are counted apart)."""
+    return group['renamed'] or group['position'] == MOUNTROOT
 
 
 def bypass_summary(groups):
@@ -147,9 +162,9 @@ def bypass_summary(groups):
     the command prints."""
     lines = []
     for g in groups:
-        if not g['renamed']:
+        if not shown(g):
             continue
-        word = 'bypassed' if g['cause'] == BYPASS else (
+        word = 'bypassed' if g['cause'] in (BYPASS, ROOT_PARENT) else (
             'refused' if g['expected'] == REFUSED else 'followed')
         lines.append(f'{g["position"]} protected_symlinks='
                      f'{g["protected_symlinks"]}: {word} '
@@ -166,7 +181,7 @@ def _cell(group):
         return 'not run'
     word = {REFUSED: 'refused', FOLLOWED: 'followed'}[group['expected']]
     text = f'{word} {group["as_predicted"]}/{group["trials"]}'
-    return f'**{text}**' if group['cause'] == BYPASS else text
+    return f'**{text}**' if group['cause'] in (BYPASS, ROOT_PARENT) else text
 
 
 def section(window, free, when):
@@ -188,24 +203,35 @@ def section(window, free, when):
            'that came out as predicted (`harness/experiments/'
            'racecases.py`); **bold**: a bypass, a check that covers the '
            'link followed it. ps = fs.protected_symlinks.', '',
+           'A second shape differs by construction without any race: the '
+           'link is a mount root. A\'s symlink `/tmp/race/own/r` is cloned '
+           'with `open_tree(OPEN_TREE_CLONE | AT_SYMLINK_NOFOLLOW)` and '
+           'mounted with `move_mount()` onto A\'s symlink '
+           '`/tmp/race/sticky/r`, which root then opens: a mount root\'s '
+           '`d_parent` is the link itself.', '',
            '| flavor | judges | trail, ps=0 | trail, ps=1 | inter, ps=0 | '
-           'inter, ps=1 | control trials |',
-           '| --- | --- | --- | --- | --- | --- | --- |']
+           'inter, ps=1 | mount root, ps=0 | mount root, ps=1 | '
+           'control trials |',
+           '| --- | --- | --- | --- | --- | --- | --- | --- | --- |']
     for name, obj in window:
         by = {(g['position'], g['protected_symlinks'], g['renamed']): g
               for g in obj['groups']}
-        ctl = [g for g in obj['groups'] if not g['renamed']]
+        ctl = [g for g in obj['groups'] if not shown(g)]
         judges = {'parent': '`d_parent`', 'walk': 'the walk\'s directory',
                   '': 'no own rule'}[obj['directory']]
         out.append(f'| {name} | {judges} | '
                    + ' | '.join(_cell(by.get((p, ps, True)))
                                 for p in POSITIONS
                                 for ps in PROTECTED_SYMLINKS)
+                   + ' | ' + ' | '.join(_cell(by.get((MOUNTROOT, ps, False)))
+                                        for ps in PROTECTED_SYMLINKS)
                    + f' | {sum(g["as_predicted"] for g in ctl)}/'
                    f'{sum(g["trials"] for g in ctl)} as predicted |')
     out += ['', 'Causes: ' + '; '.join(
-        f'*{c}*' for c in (BYPASS, WALK, MAINLINE, UNCOVERED)) + '.', '',
-        'Group ids: `race/<flavor>/<trail|inter>/ps<0|1>/<renamed|control>`'
+        f'*{c}*' for c in (BYPASS, ROOT_PARENT, WALK, MAINLINE,
+                           UNCOVERED)) + '.', '',
+        'Group ids: `race/<flavor>/<trail|inter|mountroot>/ps<0|1>/'
+        '<renamed|control>`'
         '. To reproduce one flavor: `python3 harness/sticky.py build '
         'race-v1 && python3 harness/sticky.py race race-v1`; in a guest '
         'booted from a kernel with the window patch, as root: '

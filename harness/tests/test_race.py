@@ -16,15 +16,18 @@ TRUTH = {
     'parent': {('trail', 0, True): F, ('trail', 0, False): R,
                ('trail', 1, True): R, ('trail', 1, False): R,
                ('inter', 0, True): F, ('inter', 0, False): R,
-               ('inter', 1, True): F, ('inter', 1, False): R},
+               ('inter', 1, True): F, ('inter', 1, False): R,
+               ('mountroot', 0, False): F, ('mountroot', 1, False): R},
     'walk': {('trail', 0, True): R, ('trail', 0, False): R,
              ('trail', 1, True): R, ('trail', 1, False): R,
              ('inter', 0, True): R, ('inter', 0, False): R,
-             ('inter', 1, True): R, ('inter', 1, False): R},
+             ('inter', 1, True): R, ('inter', 1, False): R,
+             ('mountroot', 0, False): R, ('mountroot', 1, False): R},
     '': {('trail', 0, True): F, ('trail', 0, False): F,
          ('trail', 1, True): R, ('trail', 1, False): R,
          ('inter', 0, True): F, ('inter', 0, False): F,
-         ('inter', 1, True): F, ('inter', 1, False): F},
+         ('inter', 1, True): F, ('inter', 1, False): F,
+         ('mountroot', 0, False): F, ('mountroot', 1, False): R},
 }
 
 
@@ -61,6 +64,14 @@ class PredictTest(unittest.TestCase):
                          (F, rc.UNCOVERED))
         self.assertEqual(rc.predict(rule, 'trail', 0, True)[0], R)
 
+    def test_a_mount_root_is_judged_by_what_the_rule_reads(self):
+        self.assertEqual(rc.predict(rc.Rule('parent'), 'mountroot', 0,
+                                    False), (F, rc.ROOT_PARENT))
+        self.assertEqual(rc.predict(rc.Rule('walk'), 'mountroot', 0,
+                                    False), (R, rc.WALK))
+        self.assertEqual(rc.predict(rc.Rule('walk', 'trailing'),
+                                    'mountroot', 0, False)[0], R)
+
     def test_the_bypass_is_named_by_its_cause(self):
         self.assertEqual(rc.predict(rc.Rule('parent'), 'inter', 1, True),
                          (F, rc.BYPASS))
@@ -86,7 +97,7 @@ class JudgeTest(unittest.TestCase):
         for d in TRUTH:
             groups, problems = rc.judge(rc.Rule(d), records(rc.Rule(d)))
             self.assertEqual(problems, [], d)
-            self.assertEqual(len(groups), 8)
+            self.assertEqual(len(groups), 10)
             self.assertTrue(all(g['as_predicted'] == g['trials'] == 2
                                 for g in groups))
 
@@ -99,7 +110,7 @@ class JudgeTest(unittest.TestCase):
 
     def test_a_walk_kernel_judged_as_parent_fails(self):
         _, problems = rc.judge(rc.Rule('parent'), records(rc.Rule('walk')))
-        self.assertEqual(len(problems), 2 * 3)
+        self.assertEqual(len(problems), 2 * 4)
 
     def test_a_trial_with_a_precondition_problem_fails(self):
         rule = rc.Rule('walk')
@@ -126,6 +137,7 @@ class SectionTest(unittest.TestCase):
                if line.startswith('| race-v1')][0]
         self.assertEqual(row, '| race-v1 | `d_parent` | **followed 2/2** | '
                          'not run | **followed 2/2** | **followed 2/2** | '
+                         '**followed 2/2** | refused 2/2 | '
                          '8/8 as predicted |')
         self.assertIn('Measured today.', text)
 
