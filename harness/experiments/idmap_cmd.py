@@ -31,9 +31,10 @@ MKFS_PATH = os.pathsep.join([os.environ.get('PATH', ''), '/usr/sbin',
                              '/sbin'])
 
 
-def make_image(path, size='4M'):
+def make_image(path, size='4M', fixtures=()):
     """A small ext4 image, identical on every run (fixed UUID, hash seed
-    and time)."""
+    and time), holding the fixtures the guest cannot lay out itself
+    (ic.Fixture.premade: an owner that is INVALID_UID)."""
     mkfs = shutil.which('mkfs.ext4', path=MKFS_PATH)
     if not mkfs:
         raise HarnessError('mkfs.ext4 not found: install it with `apt-get '
@@ -47,7 +48,35 @@ def make_image(path, size='4M'):
                          capture_output=True, text=True, env=env)
     if res.returncode:
         raise HarnessError(f'mkfs.ext4 {path} failed: {res.stderr.strip()}')
+    cmds = debugfs_commands([f for f in fixtures if f.premade])
+    if cmds:
+        debugfs = shutil.which('debugfs', path=MKFS_PATH)
+        if not debugfs:
+            raise HarnessError('debugfs not found: install it with `apt-get '
+                               'install e2fsprogs` (or `make deps`)')
+        res = subprocess.run([debugfs, '-w', '-f', '-', path], input=cmds,
+                             capture_output=True, text=True, env=env)
+        bad = [x for x in (res.stdout + res.stderr).splitlines()
+               if x and not x.startswith('debugfs')]
+        if res.returncode or bad:
+            raise HarnessError(f'debugfs on {path} failed: '
+                               + '; '.join(bad[:5]))
     return path
+
+
+def debugfs_commands(fixtures):
+    """debugfs's commands laying out each fixture as common/idmap.c would:
+    the directory (mode, owner) holding l -> ../t/f and m -> ../t."""
+    out = []
+    for f in fixtures:
+        out += [f'mkdir {f.name}', f'sif {f.name} mode 04{f.mode}',
+                f'sif {f.name} uid {f.dir_uid}',
+                f'sif {f.name} gid {f.dir_uid}']
+        for link, target in (('l', '../t/f'), ('m', '../t')):
+            out += [f'symlink {f.name}/{link} {target}',
+                    f'sif {f.name}/{link} uid {f.link_uid}',
+                    f'sif {f.name}/{link} gid {f.link_uid}']
+    return '\n'.join(out) + '\n' if out else ''
 
 
 def make_initrd(build, name, plan, image):
@@ -80,7 +109,7 @@ def run_one(args, flavor, outdir):
     with open(os.path.join(d, f'{flavor.name}.plan'), 'w',
               encoding='utf-8') as f:
         f.write(plan)
-    image = make_image(os.path.join(d, 'ext4.img'))
+    image = make_image(os.path.join(d, 'ext4.img'), fixtures=ic.FIXTURES)
     initrd = make_initrd(args.build_dir, flavor.name, plan, image)
     b = qemu.Boot(kernel=kernel, initrd=initrd,
                   job=['/bin/idmap', PLAN, IMAGE],

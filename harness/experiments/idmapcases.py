@@ -28,6 +28,10 @@ from dataclasses import dataclass
 MAP = (0, 10000, 2000)
 # What stat() shows for an owner the idmapping does not map.
 OVERFLOW_UID = 65534
+# An owner that is INVALID_UID in the raw inode, with no user namespace:
+# (uid_t)-1 on disk. chown() cannot set it (-1 means "leave it"), so the
+# host lays such fixtures out in the image (idmap_cmd.py, debugfs).
+INVALID_UID = 4294967295
 
 RULE_NONE = 'none'          # no own rule (or one compiled out)
 RULE_RAW = 'raw-owners'      # raw on-disk owners vs the fsuid (an LSM hook)
@@ -49,6 +53,11 @@ class Fixture:
     @property
     def name(self):
         return f'd{self.mode}-{self.dir_uid}-l{self.link_uid}'
+
+    @property
+    def premade(self):
+        """Laid out by the host in the image, not by the guest."""
+        return INVALID_UID in (self.dir_uid, self.link_uid)
 
     @property
     def sticky_ww(self):
@@ -76,8 +85,9 @@ DIR_RAW_IS_LINK_MAPPED = Fixture('1777', 11000, 1000)
 LINK_RAW_IS_DIR_MAPPED = Fixture('1777', 0, 10000)
 SAME_OWNER = Fixture('1777', 1000, 1000)
 NOT_STICKY = Fixture('0777', 5000, 1000)
+INVALID_OWNERS = Fixture('1777', INVALID_UID, INVALID_UID)
 FIXTURES = (ROOT_DIR, UNMAPPED, DIR_RAW_IS_LINK_MAPPED, LINK_RAW_IS_DIR_MAPPED,
-            SAME_OWNER, NOT_STICKY)
+            SAME_OWNER, NOT_STICKY, INVALID_OWNERS)
 
 CASES = (
     Case('idmap', ROOT_DIR, 11000,
@@ -121,12 +131,19 @@ CASES = (
          'intermediate link', 'inter'),
     Case('plain', UNMAPPED, 0, 'control: directory owner owns the link',
          'inter'),
+    Case('plain', INVALID_OWNERS, 0,
+         'link and directory owned by INVALID_UID on disk, no user '
+         'namespace: raw owners are equal, a valid owner is none'),
+    Case('plain', INVALID_OWNERS, 0, 'the INVALID_UID owners as an '
+         'intermediate link: only the own rules check it', 'inter'),
 )
 
 
 def mapped(uid, mount, idmap=MAP):
     """The owner as the VFS sees it through `mount` (i_uid_into_mnt()):
     None stands for INVALID_UID."""
+    if uid == INVALID_UID:
+        return None
     if mount == 'plain':
         return uid
     inside, outside, count = idmap
@@ -157,7 +174,8 @@ def mapped_refuses(case, idmap=MAP):
 
 def raw_refuses(case):
     """An LSM hook's rule (cap_inode_follow_link(), yama_inode_follow_link()):
-    raw i_uid, no idmapping."""
+    raw i_uid, no idmapping, and no uid_valid(): two INVALID_UID owners
+    compare equal (uid_eq())."""
     fx = case.fixture
     return (fx.sticky_ww and fx.dir_uid != fx.link_uid and
             case.fsuid != fx.link_uid)

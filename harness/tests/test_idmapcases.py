@@ -46,6 +46,11 @@ TRUTH = {
     'idmap/d1777-0-l1000/f1000/inter': (True, False),
     'plain/d1777-0-l1000/f0/inter': (True, True),
     'plain/d1777-5000-l5000/f0/inter': (False, False),
+    # INVALID_UID on disk, no user namespace: mainline and v3 let an
+    # invalid directory owner match nothing (refuse); the hooks compare
+    # INVALID_UID with INVALID_UID and find them equal (allow).
+    'plain/d1777-4294967295-l4294967295/f0/trail': (True, False),
+    'plain/d1777-4294967295-l4294967295/f0/inter': (True, False),
 }
 
 ALLOW, DENY = (0, '0'), (-1, 'EACCES')
@@ -65,6 +70,19 @@ class TestMapping(unittest.TestCase):
         self.assertEqual(ic.mapped(5000, 'plain'), 5000)
         self.assertEqual(ic.shown(5000, 'idmap'), 65534)
         self.assertEqual(ic.shown(1000, 'idmap'), 11000)
+        self.assertIsNone(ic.mapped(ic.INVALID_UID, 'plain'))
+        self.assertEqual(ic.shown(ic.INVALID_UID, 'plain'), 65534)
+
+    def test_invalid_owners_are_laid_out_by_the_host(self):
+        from experiments import idmap_cmd
+        self.assertEqual([f.name for f in ic.FIXTURES if f.premade],
+                         ['d1777-4294967295-l4294967295'])
+        cmds = idmap_cmd.debugfs_commands([ic.INVALID_OWNERS]).splitlines()
+        self.assertIn('sif d1777-4294967295-l4294967295 mode 041777', cmds)
+        self.assertIn('sif d1777-4294967295-l4294967295/l uid 4294967295',
+                      cmds)
+        self.assertIn('symlink d1777-4294967295-l4294967295/m ../t', cmds)
+        self.assertEqual(idmap_cmd.debugfs_commands([]), '')
 
 
 class TestPredict(unittest.TestCase):
