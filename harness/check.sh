@@ -46,13 +46,53 @@ warning_gate() {
 		echo "error: warn-planted built although its patch warns"
 		return 1
 	fi
-	if ! echo "$out" | grep -q "'sticky_planted_warning' defined but not used"; then
+	if ! echo "$out" | grep -q "sticky_planted_warning.* defined but not used"; then
 		echo "$out" | tail -20
 		echo "error: warn-planted failed, but not on its planted warning"
 		return 1
 	fi
 	echo "ok: the build of warn-planted was refused:"
 	echo "$out" | grep -m1 -A1 "the build warned"
+}
+
+# The race flavors as their data predicts, then race-v1 judged as if its
+# hook judged the walk's directory: that must fail on the bypass.
+race_check() {
+	local out
+	$PY harness/sticky.py race || return 1
+	if out=$($PY harness/sticky.py race --directory walk race-v1 2>&1); then
+		echo "$out" | tail -5
+		echo "error: race-v1 passed when judged as checking the walk's directory"
+		return 1
+	fi
+	if ! echo "$out" | grep -q "renamed trial 0: followed, predicted EACCES"; then
+		echo "$out" | tail -20
+		echo "error: race-v1 judged wrongly failed, but not on the bypass"
+		return 1
+	fi
+	echo "ok: race-v1 judged as checking the walk's directory fails:"
+	echo "$out" | grep -m2 "predicted EACCES"
+}
+
+# The series' objects in the configurations that switch off what they
+# depend on (harness/config/sweep.ini, check = yes); then the planted
+# warning, which the sweep must find too.
+sweep_check() {
+	local out
+	$PY harness/sticky.py config-sweep --check || return 1
+	if out=$($PY harness/sticky.py config-sweep --only nosec-nosysctl \
+		warn-planted 2>&1); then
+		echo "$out" | tail -5
+		echo "error: the sweep passed warn-planted's planted warning"
+		return 1
+	fi
+	if ! echo "$out" | grep -q "NEW fs/namei.c: warning: .*sticky_planted_warning.* defined but not used"; then
+		echo "$out" | tail -20
+		echo "error: the sweep failed warn-planted, but not on its warning"
+		return 1
+	fi
+	echo "ok: the sweep finds warn-planted's warning:"
+	echo "$out" | grep -m1 "NEW "
 }
 
 # Per-step seconds for `make bench` (build/results/check-timing.json),
@@ -81,12 +121,18 @@ step placement $PY harness/sticky.py placement-check v1 v1-nosec v3 v3y yama v1-
 step series-build $PY harness/sticky.py series-build
 step mbox-import bash harness/tests/mbox-check.sh
 step static-check $PY harness/sticky.py static-check
+step config-sweep sweep_check
 step v3-posted-build $PY harness/sticky.py posted-check
 step smoke $PY harness/sticky.py smoke
 # the default flavors and v1-hook61, two QEMUs at a time
 step suite $PY harness/sticky.py suite base v1 v1-nosec v3 v3y yama v1-hook61
 step ktap-vs-differ $PY harness/sticky.py ktap-check base v1 v1-nosec v3 v3y yama v1-hook61
 step idmap $PY harness/sticky.py idmap
+# The rename race in the window flavors (docs/porting.md, "Where the
+# placements differ by construction").
+step race-kernels $PY harness/sticky.py build race-base race-v1 race-yama \
+	race-v3y race-v3y-dlock
+step race race_check
 step mutants $PY harness/sticky.py mutants
 step model-vs-observed make --no-print-directory diff-check
 step regression make --no-print-directory regress
