@@ -127,8 +127,7 @@ def judge(rule, records, window=True):
             'trials': 0, 'as_predicted': 0, 'results': {}})
         g['trials'] += 1
         g['results'][rec['result']] = g['results'].get(rec['result'], 0) + 1
-        where = (f'{key[0]} protected_symlinks={key[1]} '
-                 f'{"renamed" if key[2] else "control"} '
+        where = (f'{key[0]} protected_symlinks={key[1]} {kind(key)} '
                  f'trial {rec.get("trial")}')
         if rec.get('problems'):
             problems.append(f'{where}: ' + '; '.join(rec['problems']))
@@ -141,8 +140,16 @@ def judge(rule, records, window=True):
         missing = [k for k in expected_keys() if k not in groups]
         for k in missing:
             problems.append(f'no trial of {k[0]} protected_symlinks={k[1]} '
-                            f'{"renamed" if k[2] else "control"}')
+                            f'{kind(k)}')
     return [groups[k] for k in sorted(groups)], problems
+
+
+def kind(key):
+    """What a group's trials are: the link renamed in the window, a control
+    (nothing renamed), or the mount root (nothing to rename)."""
+    if key[0] == MOUNTROOT:
+        return 'mounted'
+    return 'renamed' if key[2] else 'control'
 
 
 def expected_keys():
