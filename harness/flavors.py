@@ -148,7 +148,8 @@ def series_dir(series, top=TOP):
 
 def flavor_patches(flavor, top=TOP):
     """The patch files a flavor applies: its series, or the subset named
-    by its `patches` key (in the series' order)."""
+    by its `patches` key (in the series' order), then its `also`
+    patches."""
     also = [os.path.join(top, p) for p in flavor.also]
     missing = [p for p in also if not os.path.isfile(p)]
     if missing:
