@@ -288,6 +288,11 @@ def run(b):
     elif verdict == 'hang':
         reason = f'no end within the {b.timeout:.0f}s timeout' + \
             ('' if text else ', and no console output at all')
+    elif verdict == 'no-verdict' and proc.returncode < 0:
+        reason = (f'QEMU was killed by {signal.Signals(-proc.returncode).name}'
+                  f' from outside the harness before the guest ended; the '
+                  f'results of this boot are lost, earlier ones are kept: '
+                  f'run the command again')
     elif verdict == 'no-verdict':
         reason = (f'QEMU exited with {proc.returncode} without an '
                   f'isa-debug-exit status')

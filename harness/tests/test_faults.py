@@ -320,6 +320,29 @@ class TestBootFaults(Harness):
         self.assertIn('error: truncated result stream', res.stderr)
         self.assertFalse(os.path.exists(self.results_file()))
 
+    def test_qemu_killed_from_outside(self):
+        """SIGKILL to QEMU mid-suite: the boot is named as killed, the
+        previous result file stays as it was, and the next run works."""
+        os.makedirs(os.path.dirname(self.results_file()))
+        with open(self.results_file(), 'w', encoding='utf-8') as f:
+            f.write('{"previous": true}\n')
+        run = self.start('suite', 'base', '--timeout', '60',
+                         '--suite-args', 'sleep')
+        self.wait_for(lambda: qemu_of(self.tmp))
+        time.sleep(3)
+        for pid in qemu_of(self.tmp):
+            os.kill(int(pid), signal.SIGKILL)
+        out, err = run.communicate(timeout=60)
+        self.assertNotEqual(run.returncode, 0, out + err)
+        self.assertIn('QEMU was killed by SIGKILL from outside the harness',
+                      out + err)
+        with open(self.results_file(), encoding='utf-8') as f:
+            self.assertEqual(f.read(), '{"previous": true}\n')
+        self.assertEqual(qemu_of(self.tmp), [])
+        res = self.sticky('run', 'base', '--timeout', '40', '--',
+                          '/bin/busybox', 'true')
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+
     def start(self, *args):
         return subprocess.Popen([*STICKY, '--build-dir', self.build, *args],
                                 stdout=subprocess.PIPE,
