@@ -170,3 +170,9 @@ def main(argv=None, out=None):
     except LoadError as err:
         print("error: %s" % err, file=out)
         return 2
+    except OSError as err:
+        print("error: could not write %s: %s; it is as it was before this "
+              "run (files are written whole or not at all). Free space and "
+              "run the command again" % (err.filename, err.strerror),
+              file=out)
+        return 2

@@ -188,11 +188,16 @@ def write_atomically(path, text):
     """Write to a temporary name beside `path`, fsync, rename: an
     interrupted or failed write leaves the previous file whole."""
     tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as stream:
-        stream.write(text)
-        stream.flush()
-        os.fsync(stream.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(tmp, path)
+    except OSError as err:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise OSError(err.errno, err.strerror, path) from None
 
 
 def bless(results_dir, expected_dir):

@@ -123,11 +123,25 @@ def group_rank(rec):
 
 
 def write_json(obj, path):
+    """Writes to a temporary name, fsyncs, renames: a full disk or an
+    interrupt leaves the previous file whole, and a failed write says so."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = path + '.tmp'
-    with open(tmp, 'w', encoding='utf-8') as f:
-        json.dump(obj, f, indent=1, sort_keys=True)
-        f.write('\n')
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, 'w', encoding='utf-8') as f:
+            json.dump(obj, f, indent=1, sort_keys=True)
+            f.write('\n')
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        kept = ('the previous one is kept' if os.path.exists(path)
+                else 'there was none before')
+        raise HarnessError(f'could not write {path}: {e.strerror or e}; '
+                           f'{kept}. Free space under '
+                           f'{os.path.dirname(path)} and run the command '
+                           f'again') from None
