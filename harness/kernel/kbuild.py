@@ -130,7 +130,7 @@ WARNING = re.compile(r'^(?P<file>[^\s:][^:]*?)(?::\d+){0,2}: warning: '
                      r'(?P<msg>.*)$|^WARNING: (?P<kbuild>.*)$')
 
 
-def _in_tree(path, src):
+def in_tree(path, src):
     """`path` as kbuild printed it (relative to the object tree, or
     absolute), made relative to src when some suffix of it is there."""
     parts = [p for p in os.path.normpath(path).split(os.sep)
@@ -154,7 +154,7 @@ def warnings(logfile, src):
             if m.group('kbuild') is not None:
                 item = (None, 'kbuild: ' + m.group('kbuild').strip())
             else:
-                name = _in_tree(m.group('file'), src)
+                name = in_tree(m.group('file'), src)
                 item = (name, f'{name}: {m.group("msg").strip()}')
             if item not in found:
                 found.append(item)

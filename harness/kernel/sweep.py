@@ -102,7 +102,7 @@ def normalise(output, src):
         m = staticcheck.FINDING.match(line.strip())
         if not m:
             continue
-        text = (f'{kbuild._in_tree(m.group("file"), src)}: '
+        text = (f'{kbuild.in_tree(m.group("file"), src)}: '
                 f'{m.group("kind")}: {m.group("msg").strip()}')
         if m.group('kind') in ('note', 'info') and found:
             found[-1] += ' | ' + text
