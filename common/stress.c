@@ -7,6 +7,7 @@
  * end in one of the results legitimate for its kind (see below).
  *
  *   stress [-t SECONDS] [-f FOLLOWERS_PER_UID] [-s SEED]
+ *          [-k KNOB=ON:every|trailing] [-w WINDOW_MS]
  *
  * Layout (all on the guest's /tmp tmpfs; B = /tmp/stress, root 0755):
  *   B/d   the sticky directory S (root, 1777 or 0755, renamed to B/e and
@@ -19,6 +20,11 @@
  *         then changed at random by lchown.
  *   B/n   a plain root 0755 directory the moving links visit.
  *   B/t   the targets: a 0755 directory holding a 0644 file.
+ *   B/p   the guarded directory P (root, 1777, never changed), holding
+ *         p<i>     links to B/t/file   owned by A (uid 1000), which A
+ *         q<i>     links to B/t        renames between P and B/o
+ *   B/o   A's own directory (1000, 0755): neither sticky nor writable
+ *         by others.
  *   B/u   a churned sticky directory (root, 1777): created with a link
  *         u/l to B/t/file and a link u/m to B/t, owners rotating, then
  *         both links unlinked and u removed, over and over. In RCU-walk
@@ -42,7 +48,24 @@
  *           for moving links (they may be at S/x~ or B/n/x), and for
  *           paths through the churned B/u. Never for a fixed link
  *           reached through the held descriptor of S.
- * The mutators run as root and know where each object is, so their own
+ * A follow through P found the link in P (the path names P), so every
+ * check that judges the directory the walk looked the link up in refuses
+ * it for uids 0 and 1001 while the check is on. Such a follow that
+ * succeeds while a check covering it stayed on for the whole call (a
+ * sequence count around every knob write says so) is a bypass: a check
+ * that judged the link's d_parent after A moved it to B/o. Bypasses are
+ * counted apart from the failures, with examples; the host judges them
+ * against what the flavor's rule predicts (harness/experiments/stress.py).
+ * The knobs: fs.protected_symlinks (on = 1, trailing links) and each -k
+ * (the flavor's own: the value that turns it on, the links it covers).
+ * -w MS turns on the test-only window of harness/fixtures/race-window
+ * (fs.sticky-race-window-ms) for the follows through P: the follower
+ * takes the comm "stickyrace" around each, and the knob mutator holds
+ * each state 4 * MS so that a slowed follow sees one state (without -w,
+ * every fourth state is held 5 ms).
+ *
+ * The mutators run as root (A's mover as A) and know where each object
+ * is, so their own
  * calls must all succeed, except lchown of a moving link, which may race
  * the renamer and then meet ENOENT at every place it tries.
  *
@@ -59,6 +82,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -70,6 +94,10 @@
 #define NOWN	3
 #define MAXFOL	8		/* followers per uid */
 #define NBAD	8		/* failure examples kept per worker */
+#define NGUARD	3		/* links of each kind in P */
+#define MAXKNOB	4
+#define A_UID	1000		/* owner of P's links and of B/o */
+#define WINDOW	"/proc/sys/fs/sticky-race-window-ms"
 
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE (1 << 0)
@@ -87,7 +115,8 @@ struct fop {
 };
 enum { OP_OPEN_TRAIL, OP_STAT_TRAIL, OP_OPEN_INTER, OP_STAT_INTER,
        OP_AT_TRAIL_MOVING, OP_AT_FIXED_TRAIL, OP_AT_FIXED_INTER,
-       OP_AT_FIXED_CREAT, OP_CHURN_TRAIL, OP_CHURN_INTER, N_FOP };
+       OP_AT_FIXED_CREAT, OP_CHURN_TRAIL, OP_CHURN_INTER, OP_GUARD_TRAIL,
+       OP_GUARD_INTER, N_FOP };
 static const struct fop fops[N_FOP] = {
 	[OP_OPEN_TRAIL] = { "open-path-trailing", A_EACCES | A_ENOENT },
 	[OP_STAT_TRAIL] = { "stat-path-trailing", A_EACCES | A_ENOENT },
@@ -99,19 +128,29 @@ static const struct fop fops[N_FOP] = {
 	[OP_AT_FIXED_CREAT] = { "openat-fixed-creat", A_EACCES },
 	[OP_CHURN_TRAIL] = { "open-churned-trailing", A_EACCES | A_ENOENT },
 	[OP_CHURN_INTER] = { "stat-churned-intermediate", A_EACCES | A_ENOENT },
+	[OP_GUARD_TRAIL] = { "open-guarded-trailing", A_EACCES | A_ENOENT },
+	[OP_GUARD_INTER] = { "stat-guarded-intermediate", A_EACCES | A_ENOENT },
 };
 
-enum { M_RENAME, M_DIRRENAME, M_CHMOD, M_CHOWN, M_KNOB, M_CHURN, N_MUT };
+enum { M_RENAME, M_DIRRENAME, M_CHMOD, M_CHOWN, M_KNOB, M_CHURN, M_GUARD,
+       N_MUT };
 static const char *const mut_names[N_MUT] = {
 	"rename", "dir-rename", "chmod", "lchown", "knob", "churn",
+	"guarded-rename",
 };
 
-static const char *const knob_paths[] = {
-	"/proc/sys/fs/protected_symlinks",
-	"/proc/sys/fs/weak-sticky-symlinks",
-	"/proc/sys/fs/protected-sticky-symlinks",
+/* A knob the knob mutator flips: the value that turns its check on, and
+ * whether the check covers intermediate links too. */
+struct knob {
+	char path[128];
+	int on;
+	int every;
 };
-#define N_KNOBS (int)(sizeof(knob_paths) / sizeof(knob_paths[0]))
+static struct knob knobs[MAXKNOB] = {
+	{ "/proc/sys/fs/protected_symlinks", 1, 0 },
+};
+static int n_knobs = 1;
+static int window_ms;
 
 struct worker {
 	int kind;		/* -1 follower, else M_* */
@@ -120,11 +159,17 @@ struct worker {
 	long res[N_FOP][3];	/* ok, EACCES, ENOENT */
 	long bad;
 	char bad_what[NBAD][120];
+	long judged;		/* follows through P under a check */
+	long bypass;
+	char bypass_what[NBAD][120];
 };
 
 struct shared {
 	volatile int stop;
 	int nworkers;
+	/* odd while a knob is written; knob k's check is on iff kon[k] */
+	unsigned long kseq;
+	int kon[MAXKNOB];
 	struct worker w[NOWN * MAXFOL + N_MUT];
 };
 
@@ -209,6 +254,19 @@ static void setup(void)
 		}
 	}
 	close(sfd);
+	if (mkdir(B "/p", 0755) || chmod(B "/p", 01777) ||
+	    mkdir(B "/o", 0755) || chown(B "/o", A_UID, A_UID))
+		die("mkdir " B "/p, " B "/o");
+	sfd = open(B "/p", O_PATH | O_DIRECTORY);
+	if (sfd < 0)
+		die("open " B "/p");
+	for (i = 0; i < NGUARD; i++) {
+		snprintf(name, sizeof(name), "p%d", i);
+		mklink(sfd, B "/t/file", name, A_UID);
+		snprintf(name, sizeof(name), "q%d", i);
+		mklink(sfd, B "/t", name, A_UID);
+	}
+	close(sfd);
 }
 
 static int allowed(int op, int err)
@@ -217,12 +275,36 @@ static int allowed(int op, int err)
 	       (err == ENOENT && (fops[op].allow & A_ENOENT));
 }
 
+/* Whether a check covering a link in P (trailing or not) is on now. */
+static int guarded_now(int trailing)
+{
+	int k;
+
+	for (k = 0; k < n_knobs; k++)
+		if (sh->kon[k] && (trailing || knobs[k].every))
+			return 1;
+	return 0;
+}
+
+static void note_bypass(struct worker *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (w->bypass < NBAD) {
+		va_start(ap, fmt);
+		vsnprintf(w->bypass_what[w->bypass],
+			  sizeof(w->bypass_what[0]), fmt, ap);
+		va_end(ap);
+	}
+	w->bypass++;
+}
+
 static void follower(struct worker *w, unsigned uid)
 {
 	char path[96], name[16];
 	struct stat st;
-	int sfd, op, o, i, rc, err;
-	unsigned long n = 0;
+	int sfd, op, o, i, rc, err, guard = 0;
+	unsigned long n = 0, seq = 0;
 
 	sfd = s_path;
 	if (uid && (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
@@ -256,22 +338,35 @@ static void follower(struct worker *w, unsigned uid)
 		case OP_CHURN_INTER:
 			snprintf(path, sizeof(path), B "/u/m/file");
 			break;
+		case OP_GUARD_TRAIL:
+			snprintf(path, sizeof(path), B "/p/p%d", i);
+			break;
+		case OP_GUARD_INTER:
+			snprintf(path, sizeof(path), B "/p/q%d/file", i);
+			break;
 		default:
 			link_name(name, sizeof(name), 'G', o, -1);
 			snprintf(path, sizeof(path), "%s/file", name);
 			break;
 		}
+		if (op == OP_GUARD_TRAIL || op == OP_GUARD_INTER) {
+			seq = __atomic_load_n(&sh->kseq, __ATOMIC_ACQUIRE);
+			guard = !(seq & 1) && uid != A_UID &&
+				guarded_now(op == OP_GUARD_TRAIL);
+			if (window_ms)
+				prctl(PR_SET_NAME, "stickyrace");
+		}
 		switch (op) {
 		case OP_OPEN_TRAIL:
 		case OP_OPEN_INTER:
-			rc = open(path, O_RDONLY);
-			break;
 		case OP_CHURN_TRAIL:
+		case OP_GUARD_TRAIL:
 			rc = open(path, O_RDONLY);
 			break;
 		case OP_STAT_TRAIL:
 		case OP_STAT_INTER:
 		case OP_CHURN_INTER:
+		case OP_GUARD_INTER:
 			rc = stat(path, &st);
 			break;
 		case OP_AT_TRAIL_MOVING:
@@ -289,6 +384,19 @@ static void follower(struct worker *w, unsigned uid)
 		if (rc > 0)
 			close(rc);
 		w->ops++;
+		if (op == OP_GUARD_TRAIL || op == OP_GUARD_INTER) {
+			if (window_ms)
+				prctl(PR_SET_NAME, "stress");
+			if (guard && seq == __atomic_load_n(&sh->kseq,
+							    __ATOMIC_ACQUIRE)) {
+				w->judged++;
+				if (!err)
+					note_bypass(w, "uid %u %s %s followed "
+						    "with a check on", uid,
+						    fops[op].name, path);
+			}
+			guard = 0;
+		}
 		if (!err)
 			w->res[op][0]++;
 		else if (allowed(op, err))
@@ -326,6 +434,33 @@ static void mut_rename(struct worker *w)
 				 strerror(errno));
 		else
 			*at = to;
+		w->ops++;
+	}
+}
+
+/* A moves P's links into A's own B/o and back. */
+static void mut_guard(struct worker *w)
+{
+	int where[2][NGUARD] = { { 0 } };
+	int pfd = open(B "/p", O_PATH | O_DIRECTORY);
+	int ofd = open(B "/o", O_PATH | O_DIRECTORY);
+	char name[16];
+
+	if (pfd < 0 || ofd < 0)
+		die("open " B "/p, " B "/o");
+	if (setgroups(0, NULL) || setresgid(A_UID, A_UID, A_UID) ||
+	    setresuid(A_UID, A_UID, A_UID))
+		die("become uid %u", A_UID);
+	while (!sh->stop) {
+		int g = (int)rnd(2), i = (int)rnd(NGUARD);
+		int *at = &where[g][i];
+
+		snprintf(name, sizeof(name), "%c%d", g ? 'q' : 'p', i);
+		if (syscall(SYS_renameat2, *at ? ofd : pfd, name,
+			    *at ? pfd : ofd, name, RENAME_NOREPLACE))
+			note_bad(w, "rename %s: %s", name, strerror(errno));
+		else
+			*at = !*at;
 		w->ops++;
 	}
 }
@@ -409,8 +544,6 @@ static void mut_chown(struct worker *w)
 	}
 }
 
-static int knob_present[N_KNOBS];
-
 static void mut_knob(struct worker *w)
 {
 	unsigned long n = 0;
@@ -418,21 +551,61 @@ static void mut_knob(struct worker *w)
 
 	while (!sh->stop) {
 		n++;
-		for (k = 0; k < N_KNOBS; k++) {
-			int fd;
+		for (k = 0; k < n_knobs; k++) {
+			int fd, v = (int)((n >> k) & 1);
 
-			if (!knob_present[k] || (n >> k) % 2 == ((n - 1) >> k) % 2)
+			if ((n >> k) % 2 == ((n - 1) >> k) % 2)
 				continue;
-			fd = open(knob_paths[k], O_WRONLY);
-			if (fd < 0 || write(fd, (n >> k) & 1 ? "1\n" : "0\n",
-					    2) != 2)
-				note_bad(w, "write %s: %s", knob_paths[k],
+			__atomic_add_fetch(&sh->kseq, 1, __ATOMIC_SEQ_CST);
+			fd = open(knobs[k].path, O_WRONLY);
+			if (fd < 0 || write(fd, v ? "1\n" : "0\n", 2) != 2)
+				note_bad(w, "write %s: %s", knobs[k].path,
 					 strerror(errno));
+			else
+				sh->kon[k] = v == knobs[k].on;
 			if (fd >= 0)
 				close(fd);
+			__atomic_add_fetch(&sh->kseq, 1, __ATOMIC_SEQ_CST);
 		}
 		w->ops++;
+		/* hold some states, so that whole follows see one */
+		if (window_ms)
+			usleep(4000 * window_ms);
+		else if (n % 4 == 0)
+			usleep(5000);
 	}
+}
+
+/* A knob's current value; exits if it cannot be read. */
+static int read_knob(const char *path)
+{
+	char buf[16] = "";
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || read(fd, buf, sizeof(buf) - 1) <= 0)
+		die("read %s", path);
+	close(fd);
+	return atoi(buf);
+}
+
+/* -k PATH=ON:every|trailing */
+static void add_knob(const char *arg)
+{
+	struct knob *k = &knobs[n_knobs];
+	const char *eq = strchr(arg, '='), *colon = strrchr(arg, ':');
+
+	if (n_knobs == MAXKNOB || !eq || !colon || colon < eq ||
+	    (size_t)(eq - arg) >= sizeof(k->path) ||
+	    (strcmp(colon + 1, "every") && strcmp(colon + 1, "trailing"))) {
+		fprintf(stderr, "stress: -k %s: want PATH=ON:every|trailing "
+			"(at most %d)\n", arg, MAXKNOB - 1);
+		exit(2);
+	}
+	memcpy(k->path, arg, (size_t)(eq - arg));
+	k->path[eq - arg] = '\0';
+	k->on = atoi(eq + 1);
+	k->every = !strcmp(colon + 1, "every");
+	n_knobs++;
 }
 
 static double now(void)
@@ -460,6 +633,7 @@ static void json_str(FILE *f, const char *s)
 static void report(FILE *f, double secs, int nfol, int stuck, int failed)
 {
 	long res[N_FOP][3] = { { 0 } }, mut[N_MUT] = { 0 }, fol = 0, bad = 0;
+	long judged = 0, bypass = 0;
 	long tot[3] = { 0 }, all;
 	int i, k, first = 1;
 	const char *sep = "";
@@ -468,6 +642,8 @@ static void report(FILE *f, double secs, int nfol, int stuck, int failed)
 		struct worker *w = &sh->w[i];
 
 		bad += w->bad;
+		judged += w->judged;
+		bypass += w->bypass;
 		if (w->kind >= 0) {
 			mut[w->kind] += w->ops;
 			continue;
@@ -499,14 +675,24 @@ static void report(FILE *f, double secs, int nfol, int stuck, int failed)
 	for (k = 0; k < N_MUT; k++)
 		fprintf(f, "%s\"%s\":%ld", k ? "," : "", mut_names[k], mut[k]);
 	fputs("},\"knobs\":[", f);
-	for (k = 0; k < N_KNOBS; k++) {
-		if (!knob_present[k])
-			continue;
+	for (k = 0; k < n_knobs; k++) {
 		fputs(sep, f);
-		json_str(f, strrchr(knob_paths[k], '/') + 1);
+		json_str(f, strrchr(knobs[k].path, '/') + 1);
 		sep = ",";
 	}
-	fprintf(f, "],\"bad\":%ld,\"bad_examples\":[", bad);
+	fprintf(f, "],\"window_ms\":%d,\"guarded\":{\"judged\":%ld,"
+		"\"bypasses\":%ld,\"examples\":[", window_ms, judged, bypass);
+	for (i = 0; i < sh->nworkers; i++) {
+		struct worker *w = &sh->w[i];
+
+		for (k = 0; k < w->bypass && k < NBAD; k++) {
+			fputs(first ? "" : ",", f);
+			json_str(f, w->bypass_what[k]);
+			first = 0;
+		}
+	}
+	first = 1;
+	fprintf(f, "]},\"bad\":%ld,\"bad_examples\":[", bad);
 	for (i = 0; i < sh->nworkers; i++) {
 		struct worker *w = &sh->w[i];
 
@@ -528,7 +714,7 @@ int main(int argc, char **argv)
 	pid_t pids[NOWN * MAXFOL + N_MUT];
 	FILE *res;
 
-	while ((c = getopt(argc, argv, "t:f:s:")) != -1) {
+	while ((c = getopt(argc, argv, "t:f:s:k:w:")) != -1) {
 		switch (c) {
 		case 't':
 			secs = atof(optarg);
@@ -539,23 +725,38 @@ int main(int argc, char **argv)
 		case 's':
 			seed = atol(optarg);
 			break;
+		case 'k':
+			add_knob(optarg);
+			break;
+		case 'w':
+			window_ms = atoi(optarg);
+			break;
 		default:
 			fprintf(stderr, "usage: stress [-t SECONDS] "
-				"[-f FOLLOWERS_PER_UID] [-s SEED]\n");
+				"[-f FOLLOWERS_PER_UID] [-s SEED] "
+				"[-k KNOB=ON:every|trailing] [-w WINDOW_MS]\n");
 			return 2;
 		}
 	}
-	if (secs <= 0 || nfol < 1 || nfol > MAXFOL) {
-		fprintf(stderr, "stress: need -t > 0 and 1 <= -f <= %d\n",
-			MAXFOL);
+	if (secs <= 0 || nfol < 1 || nfol > MAXFOL || window_ms < 0 ||
+	    window_ms > 1000) {
+		fprintf(stderr, "stress: need -t > 0, 1 <= -f <= %d and "
+			"0 <= -w <= 1000\n", MAXFOL);
 		return 2;
 	}
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED)
 		die("mmap");
-	for (k = 0; k < N_KNOBS; k++)
-		knob_present[k] = access(knob_paths[k], W_OK) == 0;
+	for (k = 0; k < n_knobs; k++)
+		sh->kon[k] = read_knob(knobs[k].path) == knobs[k].on;
+	if (window_ms) {
+		FILE *wf = fopen(WINDOW, "w");
+
+		if (!wf || fprintf(wf, "%d\n", window_ms) < 0 || fclose(wf))
+			die("write %s (a kernel with harness/fixtures/"
+			    "race-window)", WINDOW);
+	}
 	setup();
 	s_path = open(B "/d", O_PATH | O_DIRECTORY);
 	s_rdonly = open(B "/d", O_RDONLY | O_DIRECTORY);
@@ -588,6 +789,8 @@ int main(int argc, char **argv)
 				mut_chown(w);
 			else if (w->kind == M_CHURN)
 				mut_churn(w);
+			else if (w->kind == M_GUARD)
+				mut_guard(w);
 			else
 				mut_knob(w);
 			_exit(0);

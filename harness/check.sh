@@ -66,12 +66,19 @@ warning_gate() {
 }
 
 # The race flavors as their data predicts, then race-v1 judged as if its
-# hook judged the walk's directory: that must fail on the bypass.
+# hook judged the walk's directory: that must fail on the bypass. The
+# same for the stress oracle, its guarded follows held in the window.
 race_check() {
 	$PY harness/sticky.py race || return 1
 	must_fail_on "race-v1 judged as checking the walk's directory" \
 		"renamed trial 0: followed, predicted EACCES" \
-		$PY harness/sticky.py race --directory walk race-v1
+		$PY harness/sticky.py race --directory walk race-v1 || return 1
+	$PY harness/sticky.py stress --seconds 5 --window-ms 20 race-v1 \
+		race-v3y || return 1
+	must_fail_on "race-v1's stress judged as checking the walk's directory" \
+		"bypass(es) in .* guarded follows, where the checks judge" \
+		$PY harness/sticky.py stress --seconds 5 --window-ms 20 \
+		--directory walk race-v1
 }
 
 # The series' objects in the configurations that switch off what they

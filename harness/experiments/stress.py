@@ -8,6 +8,17 @@ flip the flavor's knob and fs.protected_symlinks. A flavor passes when the
 console holds no splat of any kind (qemu.SPLATS), the boot ends within its
 timeout, and the guest saw only the results stress.c documents as
 legitimate. Its stress record goes to build/results/<flavor>.stress.json.
+
+Follows through the guarded directory (root's 1777 B/p, whose links A
+renames into A's own directory and back) that succeed while a check
+covering them stayed on are bypasses: the check judged the link's
+d_parent, not the directory the walk found it in. They fail a flavor
+whose rule judges the walk's directory (or that has no rule: mainline's
+check judges it); a rule that judges d_parent (revision.ini `directory =
+parent`) predicts them, so they are counted there, not failed. With
+--window-ms (a flavor with harness/fixtures/race-window) the follows
+through B/p are held in the window, and a `parent` rule must then show a
+bypass: the proof that the oracle sees one.
 """
 
 import os
@@ -15,6 +26,7 @@ import os
 import flavors as flv
 from boot import run as boot_run
 from boot.lock import BuildLock
+from experiments import racecases
 from kernel import staticcheck
 from stages import log
 from suite import results
@@ -22,8 +34,11 @@ from suite import results
 LOCKDEP = 'CONFIG_PROVE_LOCKING=y'
 
 
-def check_record(recs):
-    """Returns (the stress record, a list of problems)."""
+def check_record(recs, directory='walk', window=False):
+    """Returns (the stress record, a list of problems). `directory` is
+    the flavor's rule's (racecases.Rule.directory; '' for none): a
+    `parent` rule predicts bypasses, and with the window on must show
+    one."""
     found = [r for r in recs if r.get('type') == 'stress']
     if len(found) != 1:
         return None, [f'{len(found)} stress records in the stream, '
@@ -45,30 +60,63 @@ def check_record(recs):
                    + '; '.join(rec.get('bad_examples', [])[:4]))
     if not rec['follow_ops']:
         bad.append('the followers did not follow a single link')
+    bad += guarded_problems(rec.get('guarded'), directory, window)
     idle = [k for k, n in rec.get('mutator_ops', {}).items() if not n]
     if idle:
         bad.append(f'mutator(s) that made no call: {", ".join(idle)}')
     return rec, bad
 
 
+def guarded_problems(guarded, directory, window):
+    """The oracle of the follows through B/p."""
+    if not isinstance(guarded, dict):
+        return ['the stress record has no guarded follows']
+    if not guarded.get('judged'):
+        return ['no follow through B/p was judged under a check that '
+                'stayed on: the oracle saw nothing']
+    n, judged = guarded.get('bypasses', 0), guarded['judged']
+    examples = '; '.join(guarded.get('examples', [])[:3])
+    if n and directory != 'parent':
+        return [f'{n} bypass(es) in {judged} guarded follows, where the '
+                f'checks judge the walk\'s directory: {examples}']
+    if window and directory == 'parent' and not n:
+        return [f'0 bypasses in {judged} guarded follows held in the '
+                f'window, where the rule judges d_parent: the oracle '
+                f'missed them']
+    return []
+
+
+def job(args, flavor):
+    """The guest's command: the flavor's own knob passed as data."""
+    cmd = ['/bin/stress', '-t', f'{args.seconds:g}', '-f',
+           str(args.followers)]
+    if flavor.rule and flavor.compiled:
+        cmd += ['-k', f'{flavor.rule.knob_path}={flavor.rule.protect}:'
+                f'{flavor.rule.links}']
+    if args.window_ms:
+        cmd += ['-w', str(args.window_ms)]
+    return cmd
+
+
 def stress_one(args, flavor, outdir):
     """Boots one flavor; returns True if it passed."""
-    job = ['/bin/stress', '-t', f'{args.seconds:g}', '-f',
-           str(args.followers)]
+    job_cmd = job(args, flavor)
+    directory = racecases.rule_of(flavor, args.directory).directory
     timeout = args.timeout or args.seconds + 150
-    out = boot_run.boot(args, flavor, job, 'stress', timeout,
+    out = boot_run.boot(args, flavor, job_cmd, 'stress', timeout,
                         echo=print if args.console else None, smp=args.smp)
     boot_run.report_outcome(flavor.name, out)
     recs, why = results.boot_records(out)
     if recs is None:
         log(f'not ok {flavor.name}: {why}')
         return False
-    rec, bad = check_record(recs)
+    rec, bad = check_record(recs, directory, bool(args.window_ms))
     if out.verdict != 'passed' and not bad:
         bad.append(f'stress exited with status {out.status}')
     if rec is not None:
         obj = {'flavor': flavor.name, 'uname': recs[0].get('uname'),
                'smp': args.smp, 'ok': not bad, 'problems': bad,
+               'directory': directory, 'job': job_cmd,
                'seconds_boot': round(out.seconds, 1), 'stress': rec}
         path = os.path.join(outdir, f'{flavor.name}.stress.json')
         results.write_json(obj, path)
@@ -79,7 +127,10 @@ def stress_one(args, flavor, outdir):
     log(f'ok {flavor.name}: {rec["follow_ops_per_s"]:.0f} follows/s, '
         f'{rec["ops_per_s"]:.0f} ops/s in all over {rec["seconds"]:.0f}s '
         f'(ok {res["ok"]}, EACCES {res["EACCES"]}, ENOENT '
-        f'{res["ENOENT"]}; knobs flipped: {", ".join(rec["knobs"])})')
+        f'{res["ENOENT"]}; knobs flipped: {", ".join(rec["knobs"])}; '
+        f'guarded follows judged {rec["guarded"]["judged"]}, bypasses '
+        f'{rec["guarded"]["bypasses"]}'
+        f'{" (predicted: the rule judges d_parent)" if directory == "parent" else ""})')
     return True
 
 
@@ -111,5 +162,12 @@ def add_stress_commands(sub):
                    help='use KVM (after a probe boot); TCG otherwise')
     p.add_argument('--console', action='store_true',
                    help='echo the whole guest console')
+    p.add_argument('--window-ms', type=int, default=0,
+                   help='hold the follows through the guarded directory '
+                   'in the race window this long (flavors with '
+                   'harness/fixtures/race-window)')
+    p.add_argument('--directory', choices=('walk', 'parent'), default=None,
+                   help="judge bypasses as if the flavor's rule judged "
+                   'this directory (to see the oracle fail)')
     p.set_defaults(func=cmd_stress)
     staticcheck.add_commands(sub)

@@ -17,7 +17,9 @@ def record(**kw):
            'results': {'ok': 60, 'EACCES': 20, 'ENOENT': 20},
            'mutator_ops': {'rename': 1, 'dir-rename': 1, 'chmod': 1,
                            'lchown': 1, 'knob': 1},
-           'knobs': ['protected_symlinks'], 'bad': 0, 'bad_examples': []}
+           'knobs': ['protected_symlinks'], 'bad': 0, 'bad_examples': [],
+           'window_ms': 0, 'guarded': {'judged': 40, 'bypasses': 0,
+                                       'examples': []}}
     rec.update(kw)
     return [{'type': 'facts'}, rec, {'type': 'end', 'status': 0}]
 
@@ -42,6 +44,45 @@ class TestCheckRecord(unittest.TestCase):
             with self.subTest(change=change):
                 _, bad = stress.check_record(record(**change))
                 self.assertTrue(any(text in b for b in bad), bad)
+
+    def test_bypass_fails_a_walk_rule_and_no_rule(self):
+        rec = record(guarded={'judged': 40, 'bypasses': 2, 'examples': [
+            'uid 0 open-guarded-trailing /tmp/stress/p/p1 followed']})
+        for directory in ('walk', ''):
+            with self.subTest(directory=directory):
+                _, bad = stress.check_record(rec, directory)
+                self.assertTrue(any('2 bypass(es) in 40' in b and
+                                    'p/p1' in b for b in bad), bad)
+        _, bad = stress.check_record(rec, 'parent')
+        self.assertEqual(bad, [])
+
+    def test_window_must_show_a_parent_rule_bypassed(self):
+        _, bad = stress.check_record(record(), 'parent', window=True)
+        self.assertTrue(any('the oracle missed them' in b for b in bad), bad)
+        _, bad = stress.check_record(record(), 'walk', window=True)
+        self.assertEqual(bad, [])
+
+    def test_an_oracle_that_judged_nothing_fails(self):
+        for guarded in (None, {'judged': 0, 'bypasses': 0}):
+            with self.subTest(guarded=guarded):
+                _, bad = stress.check_record(record(guarded=guarded))
+                self.assertTrue(any('guarded' in b or 'judged' in b
+                                    for b in bad), bad)
+
+    def test_job_passes_the_flavors_knob_as_data(self):
+        class Rule:
+            knob_path = '/proc/sys/fs/weak-sticky-symlinks'
+            protect = 0
+            links = 'every'
+
+        class Flavor:
+            rule, compiled = Rule(), True
+
+        class Args:
+            seconds, followers, window_ms = 5.0, 1, 20
+
+        self.assertEqual(stress.job(Args(), Flavor())[-4:], [
+            '-k', '/proc/sys/fs/weak-sticky-symlinks=0:every', '-w', '20'])
 
     def test_missing_or_doubled_record(self):
         _, bad = stress.check_record([{'type': 'facts'}])
