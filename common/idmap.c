@@ -15,9 +15,15 @@
  * Plan lines (one per line, '#' starts a comment line):
  *   map INSIDE OUTSIDE COUNT            uid_map and gid_map of the userns
  *   target MOUNT UID                    owner stat() shows of t/f there
- *   fixture NAME MODE DIR_UID LINK_UID  dir NAME (MODE, owner DIR_UID)
+ *   fixture NAME MODE DIR_UID LINK_UID [SRC_MODE SRC_UID]
+ *                                       dir NAME (MODE, owner DIR_UID)
  *                                       holding l -> ../t/f and m -> ../t
- *                                       (both owned by LINK_UID)
+ *                                       (both owned by LINK_UID); with
+ *                                       SRC_*, NAME/l and NAME/m are mount
+ *                                       points, each holding the clone of
+ *                                       the same link made in dir
+ *                                       NAME.src (SRC_MODE, owner SRC_UID):
+ *                                       the link followed is a mount root
  *   setting LABEL                       starts a knob setting
  *   knob FILE VALUE|absent              /proc/sys/FILE of the setting
  *   case ID MOUNT FIXTURE POS FSUID DIR_SEEN LINK_SEEN RET ERRNO
@@ -31,7 +37,12 @@
  * namespace, the parent writes its uid_map and gid_map and opens
  * /proc/<child>/ns/user; open_tree(OPEN_TREE_CLONE) of /mnt/plain,
  * mount_setattr(MOUNT_ATTR_IDMAP) and move_mount() put the idmapped view
- * on /mnt/idmap. Preconditions: mountinfo says "idmapped" for /mnt/idmap
+ * on /mnt/idmap. A mount-root fixture's links are cloned with
+ * open_tree(OPEN_TREE_CLONE | AT_SYMLINK_NOFOLLOW) from NAME.src and put
+ * on NAME/l and NAME/m with move_mount() (before the idmapped clone,
+ * which does not recurse, so only /mnt/plain shows them); lstat() of each
+ * mount point must show the source link's inode, before every case too.
+ * Preconditions: mountinfo says "idmapped" for /mnt/idmap
  * and not for /mnt/plain; t/f shows the plan's owner through each mount.
  *
  * A case: the parent writes nothing but reads the knobs back (they must
@@ -114,6 +125,8 @@ struct idmap_attr {
 struct fixture {
 	char name[48];
 	unsigned int mode, dir_uid, link_uid;
+	int mounted;			/* l and m are mount roots */
+	unsigned int src_mode, src_uid;	/* of NAME.src, if mounted */
 };
 
 struct knob {
@@ -227,7 +240,8 @@ static int parse_line(char *line, int n)
 	char a[96], b[48], c[48];
 	struct tcase *t;
 	struct setting *s;
-	unsigned int x, y, z;
+	unsigned int x, y, z, sm, su;
+	int got;
 	long v;
 
 	if (!*line || *line == '#')
@@ -243,13 +257,18 @@ static int parse_line(char *line, int n)
 			goto bad;
 		return 0;
 	}
-	if (sscanf(line, "fixture %47s %o %u %u", b, &x, &y, &z) == 4) {
+	got = sscanf(line, "fixture %47s %o %u %u %o %u", b, &x, &y, &z, &sm,
+		     &su);
+	if (got == 4 || got == 6) {
 		if (nfix == MAXFIX || find_fixture(b) >= 0)
 			goto bad;
 		snprintf(fix[nfix].name, sizeof(fix[nfix].name), "%s", b);
 		fix[nfix].mode = x;
 		fix[nfix].dir_uid = y;
 		fix[nfix].link_uid = z;
+		fix[nfix].mounted = got == 6;
+		fix[nfix].src_mode = got == 6 ? sm : 0;
+		fix[nfix].src_uid = got == 6 ? su : 0;
 		nfix++;
 		return 0;
 	}
@@ -436,6 +455,37 @@ static unsigned int on_stat(unsigned int uid)
 	return uid == INVALID_ID ? OVERFLOW_ID : uid;
 }
 
+/* NAME.src with its own l and m, each cloned onto NAME/l and NAME/m. */
+static int make_mount_roots(const struct fixture *f, const char *l,
+			    const char *m)
+{
+	const char *point[2] = { l, m }, *target[2] = { "../t/f", "../t" };
+	char d[128], src[160];
+	int i, tree;
+
+	snprintf(d, sizeof(d), MNT "/plain/%.43s.src", f->name);
+	if (mkdir(d, 0700) || chmod(d, f->src_mode) ||
+	    chown(d, f->src_uid, f->src_uid))
+		return setup_fail("mkdir/chmod/chown %s", d);
+	for (i = 0; i < 2; i++) {
+		snprintf(src, sizeof(src), "%s/%c", d, "lm"[i]);
+		if (symlink(target[i], src) ||
+		    lchown(src, f->link_uid, f->link_uid))
+			return setup_fail("symlink/lchown %s", src);
+		tree = syscall(SYS_open_tree, AT_FDCWD, src, OPEN_TREE_CLONE |
+			       AT_SYMLINK_NOFOLLOW | O_CLOEXEC);
+		if (tree < 0)
+			return setup_fail("open_tree(%s)", src);
+		if (syscall(SYS_move_mount, tree, "", AT_FDCWD, point[i],
+			    MOVE_MOUNT_F_EMPTY_PATH)) {
+			close(tree);
+			return setup_fail("move_mount onto %s", point[i]);
+		}
+		close(tree);
+	}
+	return check_owner(d, f->src_mode, f->src_uid, 0);
+}
+
 static int make_fixture(const struct fixture *f)
 {
 	char d[128], l[160], m[160];
@@ -461,7 +511,7 @@ static int make_fixture(const struct fixture *f)
 	    check_owner(l, 0, f->link_uid, 1) ||
 	    check_owner(m, 0, f->link_uid, 1))
 		return -1;
-	return 0;
+	return f->mounted ? make_mount_roots(f, l, m) : 0;
 }
 
 /* A user namespace with the plan's map: returns an fd of it. */
@@ -865,6 +915,34 @@ static int run_follower(const struct tcase *t, struct seen *s)
 	return 0;
 }
 
+/* A mount-root fixture: NAME/l and NAME/m show NAME.src's links. */
+static int check_mounted(const struct fixture *f, const struct stat *sl,
+			 const struct stat *sm, char *why, size_t n)
+{
+	char sd[128], l[160], m[160];
+	struct stat st, srcl, srcm;
+
+	snprintf(sd, sizeof(sd), MNT "/plain/%.43s.src", f->name);
+	snprintf(l, sizeof(l), "%s/l", sd);
+	snprintf(m, sizeof(m), "%s/m", sd);
+	if (lstat(sd, &st) || lstat(l, &srcl) || lstat(m, &srcm)) {
+		snprintf(why, n, "lstat %s: %s", sd, errname(errno));
+		return -1;
+	}
+	if ((st.st_mode & 07777) != f->src_mode || st.st_uid != f->src_uid ||
+	    sl->st_ino != srcl.st_ino || sm->st_ino != srcm.st_ino ||
+	    sl->st_dev != srcl.st_dev) {
+		snprintf(why, n, "%s is %04o %u and its links inodes %lu, %lu; "
+			 "the mount points show %lu, %lu: not mounted as "
+			 "planned", sd, st.st_mode & 07777, st.st_uid,
+			 (unsigned long)srcl.st_ino,
+			 (unsigned long)srcm.st_ino,
+			 (unsigned long)sl->st_ino, (unsigned long)sm->st_ino);
+		return -1;
+	}
+	return 0;
+}
+
 /* Root's view through /mnt/plain: the fixture must be as laid out. */
 static int check_fixture(const struct fixture *f, char *why, size_t n)
 {
@@ -892,7 +970,7 @@ static int check_fixture(const struct fixture *f, char *why, size_t n)
 			 f->dir_uid, f->link_uid);
 		return -1;
 	}
-	return 0;
+	return f->mounted ? check_mounted(f, &sl, &sm, why, n) : 0;
 }
 
 static void case_record(const struct tcase *t, const struct seen *s,

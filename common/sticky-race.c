@@ -39,13 +39,13 @@
  * value, no window needed: A's symlink R/own/r is cloned with open_tree()
  * (OPEN_TREE_CLONE | AT_SYMLINK_NOFOLLOW) and mounted with move_mount()
  * onto A's symlink R/sticky/r, then root opens R/sticky/r. The link it
- * follows is a mount root, whose d_parent is the link itself; the walk
- * found it in R/sticky. Each trial checks that the mount is there (the
+ * follows is a mount root: the clone shares R/own/r's dentry, whose
+ * d_parent is R/own; the walk found it in R/sticky. Each trial checks that the mount is there (the
  * open's link has R/own/r's inode) and unmounts it (UMOUNT_NOFOLLOW).
  *
  * -k sets a knob (the revision's own, to its protecting value) before the
  * trials and checks it reads back. Exit status 0 when every record was
- * written; the judging is the host's (harness/experiments/race.py).
+ * written; the judging is the host's (harness/experiments/racecases.py).
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -8,7 +8,7 @@ STICKYDIFF_EXPECTED ?= results/expected
 STICKYDIFF_OUT ?= results
 STICKYDIFF_RANGE_DIFF ?= build/range-diff.txt
 STICKYDIFF = PYTHONPATH=harness $(STICKYDIFF_PYTHON) -m stickydiff
-STICKYDIFF_SECTIONS ?= results/beyond.md results/race.md
+STICKYDIFF_SECTIONS ?= results/beyond.md results/race.md results/shapes.md
 STICKYDIFF_ARGS = --results $(STICKYDIFF_RESULTS) \
 	--expected $(STICKYDIFF_EXPECTED) --out $(STICKYDIFF_OUT) \
 	--range-diff $(STICKYDIFF_RANGE_DIFF) \

@@ -6,9 +6,13 @@ boots the flavor (TCG, hard timeout) with an initramfs of its own: the
 usual one plus /etc/idmap.plan and /idmap.img. The guest (common/idmap.c)
 mounts the image plain and idmapped, runs the plan and prints KTAP; the
 host re-judges its records (idmapjudge.py) and writes
-build/results/<flavor>.idmap.json.
+build/results/<flavor>.idmap.json, then the report's section
+build/results/shapes.md from every such file (`make bless` keeps it as
+results/shapes.md).
 """
 
+import datetime
+import json
 import os
 import shutil
 import subprocess
@@ -21,6 +25,7 @@ from boot import run as boot_run
 from boot.lock import BuildLock
 from experiments import idmapcases as ic
 from experiments import idmapjudge
+from experiments import shapes
 from stages import HarnessError, log
 from suite import results
 
@@ -153,6 +158,30 @@ def run_one(args, flavor, outdir):
     return obj['ok']
 
 
+def write_section(outdir, flavors_ini, what):
+    """build/results/shapes.md from every <flavor>.idmap.json there,
+    in flavors.ini's order."""
+    objs = {}
+    for name in flv.load(flavors_ini):
+        path = os.path.join(outdir, f'{name}.idmap.json')
+        if not os.path.isfile(path):
+            continue
+        with open(path, encoding='utf-8') as f:
+            obj = json.load(f)
+        if obj.get('rule') == obj.get('rule_from_flavor'):
+            objs[name] = obj
+    head = subprocess.run(['git', '-C', flv.TOP, 'rev-parse', '--short',
+                           'HEAD'], capture_output=True, text=True)
+    when = (f'Measured {datetime.date.today().isoformat()} at commit '
+            f'{head.stdout.strip() or "unknown commit"} ({what}).')
+    out = os.path.join(outdir, 'shapes.md')
+    tmp = out + '.tmp'
+    with open(tmp, 'w', encoding='utf-8') as f:
+        f.write(shapes.section(objs, when))
+    os.replace(tmp, out)
+    log(f'wrote {out}')
+
+
 def cmd_idmap(args):
     path = args.flavors_file or flv.INI
     chosen = flv.pick(args.flavors or [], path)
@@ -162,6 +191,8 @@ def cmd_idmap(args):
         guest.build_program(args.build_dir, 'idmap', 'common/idmap.c')
         failed = boot_run.failures(chosen,
                                    lambda f: run_one(args, f, outdir))
+        if not args.as_rule:
+            write_section(outdir, path, 'sticky.py idmap')
         log(f'idmap: {len(chosen)} flavor(s) in '
             f'{time.monotonic() - t0:.1f}s')
     print(f'{len(chosen) - failed} passed, {failed} failed', flush=True)

@@ -11,6 +11,13 @@ from an observation:
 - v1's cap_inode_follow_link() is an LSM hook that gets no vfsmount: it
   compares the raw on-disk owners (inode->i_uid) with the fsuid.
 
+- a link that is a mount root (a clone of a link made in another
+  directory, put on the fixture's link with move_mount()): the VFS checks
+  judge the directory the walk found it in, the fixture; an LSM hook
+  judges the link's d_parent, the directory the clone came from. The
+  clone's dentry is the source link's own, and d_parent is its
+  directory, not the mount point's.
+
 Every case opens (O_RDONLY) the file t/f of one ext4 image through a
 symlink in a fixture directory, seen through the plain mount and through
 an idmapped mount of the same image (MAP below): the trailing link
@@ -45,14 +52,34 @@ HOOK_RULES = {'lsm': RULE_RAW, 'vfs': RULE_MAPPED}
 @dataclass(frozen=True)
 class Fixture:
     """A directory on the image holding the symlinks `l` -> `../t/f` and
-    `m` -> `../t`, both owned by link_uid."""
+    `m` -> `../t`, both owned by link_uid. With src_mode, `l` and `m` are
+    mount roots: clones of the same links made in the directory
+    `<name>.src` (src_mode, owner src_uid)."""
     mode: str       # octal string, e.g. '1777'
     dir_uid: int    # on-disk owner of the directory (gid the same)
     link_uid: int   # on-disk owner of the symlink (gid the same)
+    src_mode: str = ''
+    src_uid: int = 0
 
     @property
     def name(self):
-        return f'd{self.mode}-{self.dir_uid}-l{self.link_uid}'
+        base = f'd{self.mode}-{self.dir_uid}-l{self.link_uid}'
+        if self.mounted:
+            return f'{base}-from{self.src_mode}-{self.src_uid}'
+        return base
+
+    @property
+    def mounted(self):
+        """The links followed are mount roots."""
+        return bool(self.src_mode)
+
+    @property
+    def parent(self):
+        """(mode, owner) of the links' d_parent: for a mount root, the
+        directory its clone came from."""
+        if self.mounted:
+            return self.src_mode, self.src_uid
+        return self.mode, self.dir_uid
 
     @property
     def premade(self):
@@ -61,8 +88,12 @@ class Fixture:
 
     @property
     def sticky_ww(self):
-        m = int(self.mode, 8)
-        return (m & 0o1002) == 0o1002
+        return sticky_ww(self.mode)
+
+
+def sticky_ww(mode):
+    """Sticky and world-writable: the rules' protected directory."""
+    return (int(mode, 8) & 0o1002) == 0o1002
 
 
 @dataclass(frozen=True)
@@ -86,8 +117,11 @@ LINK_RAW_IS_DIR_MAPPED = Fixture('1777', 0, 10000)
 SAME_OWNER = Fixture('1777', 1000, 1000)
 NOT_STICKY = Fixture('0777', 5000, 1000)
 INVALID_OWNERS = Fixture('1777', INVALID_UID, INVALID_UID)
+ROOT_FROM_OWN = Fixture('1777', 0, 1000, '0755', 1000)
+ROOT_FROM_STICKY = Fixture('1777', 0, 1000, '1777', 0)
 FIXTURES = (ROOT_DIR, UNMAPPED, DIR_RAW_IS_LINK_MAPPED, LINK_RAW_IS_DIR_MAPPED,
-            SAME_OWNER, NOT_STICKY, INVALID_OWNERS)
+            SAME_OWNER, NOT_STICKY, INVALID_OWNERS, ROOT_FROM_OWN,
+            ROOT_FROM_STICKY)
 
 CASES = (
     Case('idmap', ROOT_DIR, 11000,
@@ -136,6 +170,16 @@ CASES = (
          'namespace: raw owners are equal, a valid owner is none'),
     Case('plain', INVALID_OWNERS, 0, 'the INVALID_UID owners as an '
          'intermediate link: only the own rules check it', 'inter'),
+    Case('plain', ROOT_FROM_OWN, 0,
+         "the link is a mount root cloned from its owner's 0755 "
+         "directory: d_parent is that directory, not the sticky one"),
+    Case('plain', ROOT_FROM_OWN, 0, 'the mount root as an intermediate '
+         'link', 'inter'),
+    Case('plain', ROOT_FROM_STICKY, 0,
+         "control: the mount root cloned from root's 1777 directory: "
+         'd_parent is sticky too, every rule refuses'),
+    Case('plain', ROOT_FROM_STICKY, 0, 'control: the same as an '
+         'intermediate link', 'inter'),
 )
 
 
@@ -174,10 +218,12 @@ def mapped_refuses(case, idmap=MAP):
 
 def raw_refuses(case):
     """An LSM hook's rule (cap_inode_follow_link(), yama_inode_follow_link()):
-    raw i_uid, no idmapping, and no uid_valid(): two INVALID_UID owners
-    compare equal (uid_eq())."""
+    the link's d_parent (for a mount root, the directory it was cloned
+    from), raw i_uid, no idmapping, and no uid_valid(): two INVALID_UID
+    owners compare equal (uid_eq())."""
     fx = case.fixture
-    return (fx.sticky_ww and fx.dir_uid != fx.link_uid and
+    mode, dir_uid = fx.parent
+    return (sticky_ww(mode) and dir_uid != fx.link_uid and
             case.fsuid != fx.link_uid)
 
 
@@ -255,8 +301,9 @@ def plan_text(flavor, rule, setting_list, cases=CASES, idmap=MAP):
     for mount in ('plain', 'idmap'):
         lines.append(f'target {mount} {shown(0, mount, idmap)}')
     for fx in dict.fromkeys(c.fixture for c in cases):
+        src = f' {fx.src_mode} {fx.src_uid}' if fx.mounted else ''
         lines.append(f'fixture {fx.name} {fx.mode} {fx.dir_uid} '
-                     f'{fx.link_uid}')
+                     f'{fx.link_uid}{src}')
     for s in setting_list:
         lines.append(f'setting {s.label}')
         lines += [f'knob {k} {v}' for k, v in s.knobs]

@@ -36,8 +36,8 @@ IN_PLACE = 'refused: the link stayed in R/sticky'
 MAINLINE = ('refused by fs.protected_symlinks: trailing link, the walk\'s '
             'directory')
 UNCOVERED = 'followed: no check covers this link here'
-ROOT_PARENT = ("followed: a mount root's d_parent is the link itself, not "
-               "the directory it is mounted in")
+ROOT_PARENT = ("followed: a mount root's d_parent is the directory its "
+               "clone came from (R/own), not the one it is mounted in")
 
 
 @dataclass(frozen=True)
@@ -62,8 +62,8 @@ def rule_of(flavor, directory=None):
 
 def predict(rule, position, ps, renamed):
     """(outcome, cause) of one trial: REFUSED or FOLLOWED. A mount root is
-    a trailing link whose d_parent is itself: never renamed, but judged by
-    a `parent` rule in a directory that is not sticky."""
+    a trailing link cloned from R/own: never renamed, but its d_parent is
+    R/own, so a `parent` rule judges a directory that is not sticky."""
     if position != 'inter' and ps:
         return REFUSED, MAINLINE
     if not rule.covers(position):
@@ -214,8 +214,10 @@ def section(window, free, when):
            'link is a mount root. A\'s symlink `/tmp/race/own/r` is cloned '
            'with `open_tree(OPEN_TREE_CLONE | AT_SYMLINK_NOFOLLOW)` and '
            'mounted with `move_mount()` onto A\'s symlink '
-           '`/tmp/race/sticky/r`, which root then opens: a mount root\'s '
-           '`d_parent` is the link itself.', '',
+           '`/tmp/race/sticky/r`, which root then opens: the clone is the '
+           'same dentry as `/tmp/race/own/r`, so its `d_parent` is '
+           '`/tmp/race/own`, not the sticky directory it is mounted in '
+           '(results/shapes.md has the control that shows it).', '',
            '| flavor | judges | trail, ps=0 | trail, ps=1 | inter, ps=0 | '
            'inter, ps=1 | mount root, ps=0 | mount root, ps=1 | '
            'control trials |',

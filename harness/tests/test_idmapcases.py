@@ -51,6 +51,14 @@ TRUTH = {
     # INVALID_UID with INVALID_UID and find them equal (allow).
     'plain/d1777-4294967295-l4294967295/f0/trail': (True, False),
     'plain/d1777-4294967295-l4294967295/f0/inter': (True, False),
+    # Mount roots: the VFS checks judge the directory the walk crossed
+    # the mount in (1777, root's: refuse); a hook judges the clone's
+    # d_parent, its source directory: the owner's 0755 one (allow), or
+    # root's 1777 one (refuse, which shows it is not the link itself).
+    'plain/d1777-0-l1000-from0755-1000/f0/trail': (True, False),
+    'plain/d1777-0-l1000-from0755-1000/f0/inter': (True, False),
+    'plain/d1777-0-l1000-from1777-0/f0/trail': (True, True),
+    'plain/d1777-0-l1000-from1777-0/f0/inter': (True, True),
 }
 
 ALLOW, DENY = (0, '0'), (-1, 'EACCES')
