@@ -134,11 +134,39 @@ def pairs(analysis, shown):
         " attribution starts from the same side whichever flavor a pair"
         " names first. Each group shows its most typical cases, then all"
         " of them."]))
+    beyond = section_links(analysis)
+    if beyond:
+        section.add(doc.Para(
+            ["These pairs compare the suite's shapes: trees that stand still"
+             " while a case runs, on tmpfs, with owners that exist. Where"
+             " the placements differ by construction, each pair's"
+             " differing cases and their causes are in "]
+            + _joined(beyond) + ["."]))
     for pair_diff in analysis.diffs:
         section.add(pair_section(pair_diff, shown))
     for error in analysis.join_errors:
         section.add(doc.Pre("join error: " + error))
     return section
+
+
+def section_links(analysis):
+    """A link to each embedded section that compares pairs in shapes
+    the suite does not make (its first `## ` heading, if it says so)."""
+    out = []
+    for path, text in analysis.sections or []:
+        title = next((line[3:].strip() for line in text.splitlines()
+                      if line.startswith("## ")), "")
+        if "differ by construction" in title or "do not make" in title:
+            out.append(doc.Link(title, doc.anchor_of("section", path)))
+    return out
+
+
+def _joined(links):
+    out = []
+    for i, link in enumerate(links):
+        out += ([" and "] if i and i == len(links) - 1 else
+                [", "] if i else []) + [link]
+    return out
 
 
 def legend(analysis):

@@ -110,7 +110,9 @@ class ReportTest(unittest.TestCase):
         cls.analysis = analyse(results, rdiff)
         cls.analysis.sections = [("beyond.md", "<!-- generated -->\n"
                                   "## The attack\n\n| a | b |\n|---|---|\n"
-                                  "| 1 | 2 |\n")]
+                                  "| 1 | 2 |\n"),
+                                 ("shapes.md", "## Shapes the suite's trees "
+                                  "do not make: mount roots\n")]
         cls.document = report.build(cls.analysis)
         cls.html = render_html.render(cls.document)
         cls.md = render_md.render(cls.document)
@@ -144,6 +146,12 @@ class ReportTest(unittest.TestCase):
                          if o.startswith("pair-"))
         self.assertGreater(first_pair, order.index("pairs"))
         self.assertLess(first_pair, order.index("model"))
+
+    def test_pairs_point_at_the_shapes_that_differ_by_construction(self):
+        self.assertIn("section-shapes.md", self.parsed.hrefs)
+        pairs = self.md.split("## Pairwise differences")[1][:1500]
+        self.assertIn("[Shapes the suite's trees do not make: mount roots]"
+                      "(#section-shapes.md)", pairs)
 
     def test_every_link_has_a_target(self):
         ids = set(self.parsed.ids)
