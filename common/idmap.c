@@ -29,6 +29,15 @@
  *   case ID MOUNT FIXTURE POS FSUID DIR_SEEN LINK_SEEN RET ERRNO
  *                                       POS: trail (open FIXTURE/l) or
  *                                       inter (open FIXTURE/m/f)
+ *   limit ID FIXTURE RET RESULT         a shape 6.1 does not let anyone
+ *                                       make, tried (after the cases):
+ *     mount2-onto-symlink   mount(2) MS_BIND of FIXTURE/l onto itself;
+ *                           RESULT says where the mount landed:
+ *                           "target" (t/f) or "link"
+ *     tmpfs-unmapped-owner  in a user namespace with the plan's map, a
+ *                           tmpfs; the child, whose uid (0) the map does
+ *                           not cover, makes a symlink in it: RESULT is
+ *                           the errno
  *
  * Setup: the image is attached to a loop device (LOOP_CONFIGURE, else
  * LOOP_SET_FD) and mounted on /mnt/plain; t/ (root 0755) holds f (root
@@ -120,6 +129,7 @@ struct idmap_attr {
 #define MAXSET		8
 #define MAXKNOB		8
 #define MAXCASE		256
+#define MAXLIMIT	4
 #define WHY		200
 
 struct fixture {
@@ -150,6 +160,13 @@ struct tcase {
 	char expect_err[16];
 };
 
+struct limit {
+	char id[32];
+	int fix;
+	int expect_ret;
+	char expect[16];
+};
+
 /* What the follower saw, sent from the child to the parent. */
 struct seen {
 	int done;			/* the child got to the end */
@@ -163,7 +180,8 @@ struct seen {
 static struct fixture fix[MAXFIX];
 static struct setting set[MAXSET];
 static struct tcase tc[MAXCASE];
-static int nfix, nset, ncase;
+static struct limit lim[MAXLIMIT];
+static int nfix, nset, ncase, nlimit;
 static unsigned int map_in, map_out, map_count;
 static long target_plain = -1, target_idmap = -1;
 static int idmapped[2];		/* mountinfo: plain, idmap */
@@ -287,6 +305,20 @@ static int parse_line(char *line, int n)
 		snprintf(s->knob[s->nknob].value, sizeof(s->knob[0].value),
 			 "%.15s", c);
 		s->nknob++;
+		return 0;
+	}
+	if (!strncmp(line, "limit ", 6)) {
+		struct limit *L = &lim[nlimit];
+
+		if (nlimit == MAXLIMIT ||
+		    sscanf(line, "limit %31s %47s %d %15s", L->id, b,
+			   &L->expect_ret, L->expect) != 4)
+			goto bad;
+		L->fix = find_fixture(b);
+		if (L->fix < 0 || (strcmp(L->id, "mount2-onto-symlink") &&
+				   strcmp(L->id, "tmpfs-unmapped-owner")))
+			goto bad;
+		nlimit++;
 		return 0;
 	}
 	if (!strncmp(line, "case ", 5)) {
@@ -1047,6 +1079,146 @@ static int run_case(int n, const struct tcase *t, int setting_ok,
 	return !why[0];
 }
 
+/* ---- the shapes 6.1 stops ---- */
+
+/* Is `path` a mount point (mountinfo's fifth field)? */
+static int is_mountpoint(const char *path)
+{
+	char line[1024], mp[256];
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*d %*d %*s %*s %255s", mp) == 1 &&
+		    !strcmp(mp, path))
+			found = 1;
+	fclose(f);
+	return found;
+}
+
+/* mount(2) looks its target up following links: a bind mount meant for
+ * FIXTURE/l lands on t/f. */
+static int limit_mount2(const struct limit *L, char *got, size_t n,
+			char *why, size_t wn)
+{
+	char link[128];
+	const char *target = MNT "/plain/t/f";
+	int on_target, on_link;
+
+	snprintf(link, sizeof(link), MNT "/plain/%.47s/l", fix[L->fix].name);
+	if (is_mountpoint(target) || is_mountpoint(link)) {
+		snprintf(why, wn, "%s or %s is a mount point already", target,
+			 link);
+		return -1;
+	}
+	if (mount(link, link, NULL, MS_BIND, NULL)) {
+		snprintf(got, n, "%s", errname(errno));
+		return -1;
+	}
+	on_target = is_mountpoint(target);
+	on_link = is_mountpoint(link);
+	snprintf(got, n, "%s", on_target == 1 && !on_link ? "target" :
+		 on_link == 1 && !on_target ? "link" : "unknown");
+	if (umount2(on_link == 1 ? link : target, UMOUNT_NOFOLLOW))
+		snprintf(why, wn, "umount: %s", errname(errno));
+	return 0;
+}
+
+/* A tmpfs whose user namespace maps no uid 0: the child's fsuid (kuid 0)
+ * has no mapping there, and 6.1 refuses to create an inode it would own
+ * (fsuidgid_has_mapping()). So no tmpfs inode has an unmappable owner. */
+static int limit_tmpfs(char *got, size_t n, char *why, size_t wn)
+{
+	char path[64], text[64], ch = 0;
+	int ready[2], go[2], out[2], i, err = -1, status;
+	const char *which[2] = { "uid_map", "gid_map" };
+	pid_t pid;
+
+	if (pipe2(ready, O_CLOEXEC) || pipe2(go, O_CLOEXEC) ||
+	    pipe2(out, O_CLOEXEC) || (mkdir(MNT "/uns", 0755) &&
+				      errno != EEXIST)) {
+		snprintf(why, wn, "pipe/mkdir: %s", errname(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		snprintf(why, wn, "fork: %s", errname(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS) ||
+		    write(ready[1], &ch, 1) != 1 || read(go[0], &ch, 1) != 1)
+			_exit(1);
+		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount("uns", MNT "/uns", "tmpfs", 0, "mode=0777"))
+			_exit(2);
+		err = symlink("../t/f", MNT "/uns/l") ? errno : 0;
+		_exit(write(out[1], &err, sizeof(err)) == sizeof(err) ? 0 : 3);
+	}
+	close(ready[1]);
+	close(go[0]);
+	close(out[1]);
+	if (read(ready[0], &ch, 1) != 1) {
+		snprintf(why, wn, "the child could not unshare");
+		goto out;
+	}
+	snprintf(text, sizeof(text), "%u %u %u\n", map_in, map_out,
+		 map_count);
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/%s", pid, which[i]);
+		if (write_file(path, text)) {
+			snprintf(why, wn, "write %s: %s", path, errname(errno));
+			goto out;
+		}
+	}
+	if (write(go[1], &ch, 1) != 1 ||
+	    read(out[0], &err, sizeof(err)) != sizeof(err))
+		snprintf(why, wn, "the child did not mount or report");
+	else
+		snprintf(got, n, "%s", errname(err));
+out:
+	close(go[1]);
+	waitpid(pid, &status, 0);
+	close(ready[0]);
+	close(out[0]);
+	return err ? -1 : 0;
+}
+
+static int run_limit(int n, const struct limit *L)
+{
+	char got[16] = "not-run", why[WHY * 2] = "";
+	int ret = -1;
+
+	if (setup_err[0])
+		snprintf(why, sizeof(why), "setup failed: %s", setup_err);
+	else if (!strcmp(L->id, "mount2-onto-symlink"))
+		ret = limit_mount2(L, got, sizeof(got), why, sizeof(why));
+	else
+		ret = limit_tmpfs(got, sizeof(got), why, sizeof(why));
+	if (!why[0] && (ret != L->expect_ret || strcmp(got, L->expect)))
+		snprintf(why, sizeof(why), "expected %d %s, got %d %s",
+			 L->expect_ret, L->expect, ret, got);
+	if (why[0])
+		printf("not ok %d limit/%s # %s\n", n, L->id, why);
+	else
+		printf("ok %d limit/%s\n", n, L->id);
+	if (res) {
+		fprintf(res, "{\"type\":\"limit\",\"id\":\"%s\",\"ret\":%d,"
+			"\"result\":", L->id, setup_err[0] ? 0 : ret);
+		json_str(res, got);
+		fprintf(res, ",\"expect_ret\":%d,\"expect\":", L->expect_ret);
+		json_str(res, L->expect);
+		fprintf(res, ",\"ok\":%s,\"why\":", why[0] ? "false" : "true");
+		json_str(res, why);
+		fputs("}\n", res);
+		fflush(res);
+	}
+	fflush(stdout);
+	return !why[0];
+}
+
 int main(int argc, char **argv)
 {
 	char why[WHY];
@@ -1062,7 +1234,7 @@ int main(int argc, char **argv)
 	res = fcntl(3, F_GETFD) >= 0 ? fdopen(3, "w") : NULL;
 	/* Keep per-denial kernel messages off the console (kmsg has them). */
 	klogctl(8, NULL, 4);
-	printf("KTAP version 1\n1..%d\n", ncase);
+	printf("KTAP version 1\n1..%d\n", ncase + nlimit);
 	if (setup(argv[2])) {
 		printf("# idmap: setup failed: %s\n", setup_err);
 		error_record("setup", setup_err);
@@ -1082,6 +1254,11 @@ int main(int argc, char **argv)
 			}
 		}
 		k = run_case(i + 1, &tc[i], ok, why);
+		pass += k;
+		fail += !k;
+	}
+	for (i = 0; i < nlimit; i++) {
+		k = run_limit(ncase + i + 1, &lim[i]);
 		pass += k;
 		fail += !k;
 	}

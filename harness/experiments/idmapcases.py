@@ -183,6 +183,32 @@ CASES = (
 )
 
 
+@dataclass(frozen=True)
+class Limit:
+    """A shape 6.1 lets nobody make, tried once per boot: what 6.1's code
+    answers (ret, result) and why (common/idmap.c runs it)."""
+    id: str
+    fixture: Fixture
+    expect: tuple
+    answer: str     # what 6.1 answers, in words
+    shows: str
+
+
+LIMITS = (
+    Limit('mount2-onto-symlink', SAME_OWNER, (0, 'target'),
+          "mounted on the link's target",
+          "mount(2) looks its target up following links: a bind mount "
+          "meant for the fixture's link lands on t/f, so only open_tree() "
+          "and move_mount() make a link a mount root (the link is one "
+          "every rule lets root follow)"),
+    Limit('tmpfs-unmapped-owner', ROOT_DIR, (-1, 'EOVERFLOW'),
+          'symlink() fails with EOVERFLOW',
+          'a tmpfs in a user namespace that maps no uid 0: root (kuid 0) '
+          'cannot make a symlink it would own (fsuidgid_has_mapping()), so '
+          'no tmpfs inode has an unmappable owner; ext4 images can'),
+)
+
+
 def mapped(uid, mount, idmap=MAP):
     """The owner as the VFS sees it through `mount` (i_uid_into_mnt()):
     None stands for INVALID_UID."""
@@ -294,7 +320,8 @@ def expectations(rule, setting_list, cases=CASES, idmap=MAP):
             for s in setting_list for c in cases}
 
 
-def plan_text(flavor, rule, setting_list, cases=CASES, idmap=MAP):
+def plan_text(flavor, rule, setting_list, cases=CASES, idmap=MAP,
+              limits=LIMITS):
     """The guest's plan (common/idmap.c reads it)."""
     lines = [f'# {flavor}: rule {rule} (harness/experiments/idmapcases.py)',
              'map ' + ' '.join(str(x) for x in idmap)]
@@ -314,4 +341,6 @@ def plan_text(flavor, rule, setting_list, cases=CASES, idmap=MAP):
                          f'{c.position} {c.fsuid} '
                          f'{shown(fx.dir_uid, c.mount, idmap)} '
                          f'{shown(fx.link_uid, c.mount, idmap)} {ret} {err}')
+    lines += [f'limit {x.id} {x.fixture.name} {x.expect[0]} {x.expect[1]}'
+              for x in limits]
     return '\n'.join(lines) + '\n'

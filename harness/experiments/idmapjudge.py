@@ -82,13 +82,37 @@ def _case_problems(case, want, rec, idmap):
     return bad
 
 
+LIMITS = 'limits'   # the rows' setting for 6.1's limits
+
+
+def _limit_row(limit, rec):
+    want = list(limit.expect)
+    got = None if rec is None else [rec.get('ret'), rec.get('result')]
+    bad = []
+    if rec is None:
+        bad.append('no limit record')
+    else:
+        if got != want:
+            bad.append(f'expected {want[0]} {want[1]}, got {got[0]} '
+                       f'{got[1]}')
+        if [rec.get('expect_ret'), rec.get('expect')] != want:
+            bad.append('the guest was shipped another prediction')
+        if rec.get('ok') is not (not bad):
+            bad.append(f'the guest judged ok={rec.get("ok")} '
+                       f'({rec.get("why")!r})')
+    return {'setting': LIMITS, 'id': limit.id, 'expect': want, 'got': got,
+            'ok': not bad, 'problems': bad, 'shows': limit.shows,
+            'observed': None if rec is None else {'why': rec.get('why')}}
+
+
 def judge(rule, setting_list, records, console='', status=None,
-          cases=ic.CASES, idmap=ic.MAP):
+          cases=ic.CASES, idmap=ic.MAP, limits=ic.LIMITS):
     """Returns (rows, problems): one row per (setting, case) with the
-    prediction, the observation and its problems; problems of the run as
-    a whole (settings, errors, stray records, totals, status)."""
+    prediction, the observation and its problems, then one per limit;
+    problems of the run as a whole (settings, errors, stray records,
+    totals, status)."""
     problems = []
-    set_recs, case_recs = {}, {}
+    set_recs, case_recs, limit_recs = {}, {}, {}
     for rec in records:
         kind = rec.get('type')
         if kind == 'setting':
@@ -98,6 +122,10 @@ def judge(rule, setting_list, records, console='', status=None,
             if key in case_recs:
                 problems.append(f'case {key[0]}/{key[1]} recorded twice')
             case_recs[key] = rec
+        elif kind == 'limit':
+            if rec.get('id') in limit_recs:
+                problems.append(f'limit {rec.get("id")} recorded twice')
+            limit_recs[rec.get('id')] = rec
         elif kind == 'error':
             problems.append(f'guest error {rec.get("id")!r}: '
                             f'{rec.get("reason")}')
@@ -117,8 +145,10 @@ def judge(rule, setting_list, records, console='', status=None,
                          'shows': c.shows,
                          'observed': None if rec is None else
                          {k: rec.get(k) for k in OBSERVED}})
+    rows += [_limit_row(x, limit_recs.pop(x.id, None)) for x in limits]
     for key in sorted(case_recs):
         problems.append(f'unplanned case {key[0]}/{key[1]}')
+    problems += [f'unplanned limit {k}' for k in sorted(limit_recs)]
     failed = sum(not r['ok'] for r in rows)
     m = TOTALS.findall(console)
     if len(m) != 1:

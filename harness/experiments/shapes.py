@@ -100,6 +100,22 @@ def pair_rows(obj_a, obj_b, cases=ic.CASES):
     return out
 
 
+def limits_table(objs):
+    """Where 6.1 stops a shape: each limit's result per flavor."""
+    out = ['### Where 6.1 stops a shape', '',
+           '| limit | 6.1 answers | why | flavors that showed it |',
+           '| --- | --- | --- | --- |']
+    for limit in ic.LIMITS:
+        seen = [name for name, obj in objs.items()
+                for r in obj['cases']
+                if r['setting'] == 'limits' and r['id'] == limit.id and
+                r['ok']]
+        out.append(f'| `limits/{limit.id}` | {limit.answer} | '
+                   f'{limit.shows} | {len(seen)} of {len(objs)}: '
+                   f'{", ".join(seen) or "none"} |')
+    return out + ['']
+
+
 def section(objs, when, pairs=None):
     """The Markdown section: `objs` {flavor: its .idmap.json object}."""
     pairs = load_pairs() if pairs is None else pairs
@@ -124,8 +140,8 @@ def section(objs, when, pairs=None):
     for name, obj in objs.items():
         total = obj['passed'] + obj['failed']
         out.append(f'| {name} | {JUDGES.get(obj["rule"], obj["rule"])} | '
-                   f'{obj["passed"]} of {total} in '
-                   f'{len(obj["settings"])} settings | {obj["failed"]} |')
+                   f'{obj["passed"]} of {total} ({len(obj["settings"])} '
+                   f'settings, and 6.1\'s limits) | {obj["failed"]} |')
     out += ['', '### Where the pairs differ in these shapes', '',
             'With fs.protected_symlinks 0 (as in 2010) and 1, each own '
             'rule on. Case ids: `shapes/<flavor>/<setting>/<mount>/'
@@ -153,6 +169,7 @@ def section(objs, when, pairs=None):
                 f'{why or "**unexplained**"} |'
                 for ps, cid, ga, gb, why in rows]
         out.append('')
+    out += limits_table(objs)
     out += [f'Unexplained differences: {unexplained}. To reproduce: '
             '`python3 harness/sticky.py idmap FLAVOR` boots it and prints '
             'each case; the plan it runs is build/idmap/FLAVOR.plan.']

@@ -9,7 +9,7 @@ from stages import HarnessError
 
 KNOWN_TYPES = {'facts', 'setting', 'case', 'sysctl', 'log', 'group', 'error',
                'end', 'attack', 'bench', 'stress', 'namespace', 'contend',
-               'race'}
+               'race', 'limit'}
 
 
 def parse_stream(path):

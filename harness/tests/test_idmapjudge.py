@@ -52,11 +52,15 @@ def good_records(rule=RULE):
                 'control_ret': 0, 'control_errno': '0',
                 'ret': ret, 'errno': err, 'expect_ret': ret,
                 'expect_errno': err, 'ok': True, 'why': ''})
+    for x in ic.LIMITS:
+        recs.append({'type': 'limit', 'id': x.id, 'ret': x.expect[0],
+                     'result': x.expect[1], 'expect_ret': x.expect[0],
+                     'expect': x.expect[1], 'ok': True, 'why': ''})
     recs.append({'type': 'end', 'status': 0})
     return recs
 
 
-N = len(SETS) * len(ic.CASES)
+N = len(SETS) * len(ic.CASES) + len(ic.LIMITS)
 CONSOLE = (f'KTAP version 1\n1..{N}\n# Totals: pass:{N} fail:0 xfail:0 '
            f'xpass:0 skip:0 error:0\n')
 
@@ -139,6 +143,20 @@ class TestJudge(unittest.TestCase):
         recs = good_records()
         recs.insert(-1, {'type': 'error', 'id': 'setup', 'reason': 'x'})
         self.assertFlags(recs, "guest error 'setup'")
+
+    def test_limits_are_judged_by_the_host(self):
+        recs = good_records()
+        lim = find(recs, None, 'mount2-onto-symlink')
+        lim['result'] = 'link'
+        self.assertFlags(recs, 'expected 0 target, got 0 link')
+        recs.remove(lim)
+        self.assertFlags(recs, 'no limit record')
+        recs = good_records()
+        recs.insert(-1, dict(find(recs, None, 'tmpfs-unmapped-owner')))
+        self.assertFlags(recs, 'limit tmpfs-unmapped-owner recorded twice')
+        recs = good_records()
+        find(recs, None, 'tmpfs-unmapped-owner')['expect'] = '0'
+        self.assertFlags(recs, 'shipped another prediction')
 
     def test_totals_and_status(self):
         self.assertFlags(good_records(), '0 KTAP totals', console='')
