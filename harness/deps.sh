@@ -10,7 +10,7 @@ set -eu
 # the packages are the project's whole list.
 PKG_GROUPS="kernel source: linux-source-6.1 xz-utils
 kernel build tools: gcc make flex bison libelf-dev libssl-dev bc ccache perl
-static checks: sparse
+static checks: sparse coccinelle
 qemu: qemu-system-x86 qemu-system-data
 guest tools: busybox-static e2fsprogs
 harness: python3 git"

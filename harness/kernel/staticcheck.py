@@ -1,4 +1,5 @@
-"""sticky.py static-check: sparse and W=1 on the objects a series touches.
+"""sticky.py static-check: sparse, W=1 and coccicheck on what a series
+touches.
 
 For each checked flavor (by default every default flavor with a series:
 v1-nosec compiles v1's code with CONFIG_SECURITY off) the C files its patches
@@ -10,6 +11,9 @@ symbols, in the unpatched base tree:
   W=1     make W=1 <obj>.s: the compiler's extra warnings without touching
           the object or its .cmd file (the .s and its .cmd are removed),
           and kernel-doc -none on the source, which W=1 runs for objects
+
+  coccicheck  coccinelle's report-mode scripts on the source
+              (harness/kernel/coccicheck.py, which keeps its own findings)
 
 Findings are normalised (tree prefix and line:column dropped, notes kept
 with their warning) and compared as multisets: a flavor passes when its
@@ -31,6 +35,7 @@ import subprocess
 
 import flavors as flv
 from boot.lock import BuildLock
+from kernel import coccicheck
 from kernel import kbuild
 from kernel import tree
 from stages import HarnessError, Stages, log
@@ -200,14 +205,22 @@ def cmd_static_check(args):
         base_src = tree.worktree(args.build_dir, base, args.top, stages)
         base_obj = tree.obj_dir(args.build_dir, base.name)
         cache = {}
+        trees = {f.name: (tree.worktree(args.build_dir, f, args.top, stages),
+                          touched_objects(flv.flavor_patches(f, args.top)))
+                 for f in chosen if f.series}
+        sources = {(t, o[:-2] + '.c') for src, objs in trees.values()
+                   for o in objs for t in (src, base_src)}
+        with stages.stage('static', f'coccicheck on {len(sources)} '
+                          f'file(s), the base tree\'s included'):
+            cocci = coccicheck.findings(sorted(sources), args.build_dir,
+                                        base_src)
         for f in chosen:
             if not f.series:
                 continue
-            patches = flv.series_patches(f.series, args.top)
-            src = tree.worktree(args.build_dir, f, args.top, stages)
+            src, objs = trees[f.name]
             obj = tree.obj_dir(args.build_dir, f.name)
             bad = 0
-            for target in touched_objects(patches):
+            for target in objs:
                 with stages.stage('static', f'{f.name}: sparse and W=1 on '
                                   f'{target}, and on {base.name}\'s'):
                     mine, mine_kept = check_cached(src, obj, args.build_dir,
@@ -224,7 +237,10 @@ def cmd_static_check(args):
                         log(f'{target}: the findings in {" and ".join(kept)}'
                             f' kept from an earlier run (same tree, .config '
                             f'and tools)')
-                for tool in ('sparse', 'W=1'):
+                c = target[:-2] + '.c'
+                mine = dict(mine, coccicheck=cocci[(src, c)])
+                theirs = dict(theirs, coccicheck=cocci[(base_src, c)])
+                for tool in ('sparse', 'W=1', 'coccicheck'):
                     new = new_findings(mine[tool], theirs[tool])
                     bad += len(new)
                     log(f'{"ok" if not new else "not ok"} {f.name} {tool} '
@@ -242,7 +258,7 @@ def cmd_static_check(args):
 
 def add_commands(sub):
     p = sub.add_parser('static-check',
-                       help='sparse and W=1 on the objects each series '
+                       help='sparse, W=1 and coccicheck on what each series '
                        'touches: no finding the base tree lacks')
     p.add_argument('flavors', nargs='*',
                    help='default: every default flavor with a series')
