@@ -10,6 +10,8 @@
 #   make bench           the benchmarks, and the rename race counted on the
 #                        unmodified kernels (RACE_TRIES opens per shape)
 #   make bless           accept the current results as results/expected
+#   make stress          the sanitizer, KCSAN and config-sweep runs that do
+#                        not fit make check's time
 #
 # Everything built goes to build/ (gitignored).
 
@@ -65,9 +67,15 @@ reviewer-path: deps guest
 static-check: deps
 	$(STICKY) static-check
 
+# The lock-debugging and sanitizer flavors under the stress load, the
+# KCSAN flavors against base-kcsan's races, the planted data race, and
+# every configuration of the sweep.
 stress: deps guest
-	$(STICKY) build v1-lockdep v3-lockdep
+	$(STICKY) build v1-lockdep v3-lockdep yama-lockdep base-kcsan v1-kcsan \
+		v3-kcsan kcsan-planted
 	$(STICKY) stress
+	$(STICKY) stress base-kcsan v1-kcsan v3-kcsan
+	bash harness/tests/sanitizer-check.sh kcsan
 	$(STICKY) config-sweep
 
 attack: kernels guest

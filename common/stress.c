@@ -62,7 +62,8 @@
  * (fs.sticky-race-window-ms) for the follows through P: the follower
  * takes the comm "stickyrace" around each, and the knob mutator holds
  * each state 4 * MS so that a slowed follow sees one state (without -w,
- * every fourth state is held 5 ms).
+ * every other state is held 20 ms, long enough for a follow in a KASAN
+ * kernel).
  *
  * The mutators run as root (A's mover as A) and know where each object
  * is, so their own
@@ -571,8 +572,8 @@ static void mut_knob(struct worker *w)
 		/* hold some states, so that whole follows see one */
 		if (window_ms)
 			usleep(4000 * window_ms);
-		else if (n % 4 == 0)
-			usleep(5000);
+		else if (n % 2 == 0)
+			usleep(20000);
 	}
 }
 

@@ -38,24 +38,8 @@ unit_python() {
 	return $r
 }
 
-# Runs a command that must fail on the defect planted for it: it passes
-# when the command exits non-zero and its output matches the pattern.
-must_fail_on() {
-	local what=$1 pattern=$2 out
-	shift 2
-	if out=$("$@" 2>&1); then
-		echo "$out" | tail -5
-		echo "error: $what passed"
-		return 1
-	fi
-	if ! echo "$out" | grep -q -- "$pattern"; then
-		echo "$out" | tail -20
-		echo "error: $what failed, but not on its planted defect"
-		return 1
-	fi
-	echo "ok: $what failed on its planted defect:"
-	echo "$out" | grep -m2 -- "$pattern"
-}
+# must_fail_on WHAT PATTERN CMD...
+. harness/must-fail.sh
 
 # A warning planted in a patch must fail the build (kbuild.refuse_warnings);
 # gcc quotes the name as its locale says.
@@ -79,6 +63,15 @@ race_check() {
 		"bypass(es) in .* guarded follows, where the checks judge" \
 		$PY harness/sticky.py stress --seconds 5 --window-ms 20 \
 		--directory walk race-v1
+}
+
+# sparse, W=1 and coccicheck on what every series touches; then the
+# coccinelle finding planted in warn-planted must be named.
+static_check() {
+	$PY harness/sticky.py static-check || return 1
+	must_fail_on "coccicheck of warn-planted" \
+		"NEW fs/namei.c: ifnullfree: WARNING: NULL check before some freeing functions is not needed" \
+		$PY harness/sticky.py static-check warn-planted
 }
 
 # The series' objects in the configurations that switch off what they
@@ -117,7 +110,7 @@ step unit-python unit_python
 step placement $PY harness/sticky.py placement-check v1 v1-nosec v3 v3y yama v1-hook61
 step series-build $PY harness/sticky.py series-build
 step mbox-import bash harness/tests/mbox-check.sh
-step static-check $PY harness/sticky.py static-check
+step static-check static_check
 step config-sweep sweep_check
 step v3-posted-build $PY harness/sticky.py posted-check
 step smoke $PY harness/sticky.py smoke
@@ -137,8 +130,11 @@ step attack $PY harness/sticky.py attack --tries 500 \
 	--md build/results/beyond-check.md
 # docs/reviewing.md done literally: v2 added as data, built, run, diffed.
 step reviewer-path bash harness/tests/reviewer-path.sh
-step lockdep-kernels $PY harness/sticky.py build v1-lockdep v3-lockdep
+step lockdep-kernels $PY harness/sticky.py build v1-lockdep v3-lockdep \
+	yama-lockdep san-planted
 step stress $PY harness/sticky.py stress
+# KASAN and UBSAN on their planted defects (KCSAN's is in make stress).
+step sanitizers bash harness/tests/sanitizer-check.sh control kasan ubsan
 
 write_times
 echo "make check took $((SECONDS - start))s"

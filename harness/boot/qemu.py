@@ -28,6 +28,7 @@ QBOOT = '/usr/share/qemu/qboot.rom'
 SPLATS = [
     ('panic', re.compile(r'Kernel panic - not syncing')),
     ('oops', re.compile(r'\bOops\b|general protection fault')),
+    ('kasan', re.compile(r'\bBUG: KASAN: ')),
     ('bug', re.compile(r'\bBUG: |kernel BUG at')),
     ('warning', re.compile(r'WARNING: (CPU: |at )|\[ cut here \]')),
     ('lockdep', re.compile(r'possible (recursive|circular) locking|'
@@ -38,6 +39,7 @@ SPLATS = [
     ('rcu-stall', re.compile(r'rcu: INFO: .*detected stalls|'
                              r'self-detected stall')),
     ('hung-task', re.compile(r'blocked for more than \d+ seconds')),
+    ('ubsan', re.compile(r'\bUBSAN: ')),
 ]
 
 VERDICTS = ('passed', 'failed', 'panic', 'splat', 'hang', 'qemu-failed',

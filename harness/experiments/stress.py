@@ -21,17 +21,27 @@ through B/p are held in the window, and a `parent` rule must then show a
 bypass: the proof that the oracle sees one.
 """
 
+import json
 import os
 
 import flavors as flv
 from boot import run as boot_run
 from boot.lock import BuildLock
 from experiments import racecases
+from experiments import sanitizers
 from kernel import staticcheck
 from stages import log
 from suite import results
 
 LOCKDEP = 'CONFIG_PROVE_LOCKING=y'
+KCSAN = 'CONFIG_KCSAN=y'
+PLANTED = '/proc/sys/fs/sticky-planted-defect'
+# What --plant runs before the stress program: one write of the defect's
+# number, or (3, the data race) two shells writing it at once.
+PLANT = {1: f'echo 1 > {PLANTED}', 2: f'echo 2 > {PLANTED}',
+         3: ' '.join(['for w in 1 2; do (n=0; while [ $n -lt 300 ]; do',
+                      f'echo 3 > {PLANTED}; n=$((n+1)); done) & done;',
+                      'wait'])}
 
 
 def check_record(recs, directory='walk', window=False):
@@ -95,7 +105,44 @@ def job(args, flavor):
                 f'{flavor.rule.links}']
     if args.window_ms:
         cmd += ['-w', str(args.window_ms)]
+    if args.plant:
+        return ['/bin/sh', '-c', f'{PLANT[args.plant]}; exec '
+                + ' '.join(cmd)]
     return cmd
+
+
+def kcsan_reference(path):
+    """The KCSAN flavor with no series (mainline alone), or None."""
+    refs = [f.name for f in flv.load(path).values()
+            if KCSAN in f.config and not f.series]
+    return refs[0] if refs else None
+
+
+def known_races(flavor, outdir, path):
+    """(the reference's data races, a problem or None) for a KCSAN
+    flavor; (None, None) for any other."""
+    if KCSAN not in flavor.config:
+        return None, None
+    ref = kcsan_reference(path)
+    if ref == flavor.name:
+        return previous_races(outdir, ref), None
+    races = previous_races(outdir, ref) if ref else None
+    if races is None:
+        return set(), (f'no KCSAN reference under this load: run `sticky.py '
+                       f'stress {ref or "<a KCSAN flavor with no series>"}`'
+                       f' first')
+    return races, None
+
+
+def previous_races(outdir, name):
+    """The data races a flavor's earlier stress runs recorded (None if it
+    has no record): the reference's accumulate, run after run."""
+    try:
+        with open(os.path.join(outdir, f'{name}.stress.json'),
+                  encoding='utf-8') as f:
+            return set(json.load(f).get('kcsan_races', []))
+    except (OSError, ValueError):
+        return None
 
 
 def stress_one(args, flavor, outdir):
@@ -106,18 +153,29 @@ def stress_one(args, flavor, outdir):
     out = boot_run.boot(args, flavor, job_cmd, 'stress', timeout,
                         echo=print if args.console else None, smp=args.smp)
     boot_run.report_outcome(flavor.name, out)
+    with open(out.console, encoding='utf-8', errors='replace') as f:
+        found = sanitizers.reports(f.read())
+    path = args.flavors_file or flv.INI
+    known, missing = known_races(flavor, outdir, path)
+    splats = sanitizers.problems(found, known) + ([missing] if missing
+                                                  else [])
     recs, why = results.boot_records(out)
     if recs is None:
-        log(f'not ok {flavor.name}: {why}')
+        log(f'not ok {flavor.name}: ' + '; '.join(splats + [why]))
         return False
     rec, bad = check_record(recs, directory, bool(args.window_ms))
-    if out.verdict != 'passed' and not bad:
+    bad = splats + bad
+    if out.verdict not in ('passed', 'splat') and not bad:
         bad.append(f'stress exited with status {out.status}')
+    races = sanitizers.kcsan_races(found)
     if rec is not None:
         obj = {'flavor': flavor.name, 'uname': recs[0].get('uname'),
                'smp': args.smp, 'ok': not bad, 'problems': bad,
                'directory': directory, 'job': job_cmd,
-               'seconds_boot': round(out.seconds, 1), 'stress': rec}
+               'seconds_boot': round(out.seconds, 1), 'stress': rec,
+               'kcsan_races': sorted(set(races) | (
+                   known if kcsan_reference(path) == flavor.name and known
+                   else set()))}
         path = os.path.join(outdir, f'{flavor.name}.stress.json')
         results.write_json(obj, path)
     if bad:
@@ -130,14 +188,19 @@ def stress_one(args, flavor, outdir):
         f'{res["ENOENT"]}; knobs flipped: {", ".join(rec["knobs"])}; '
         f'guarded follows judged {rec["guarded"]["judged"]}, bypasses '
         f'{rec["guarded"]["bypasses"]}'
-        f'{" (predicted: the rule judges d_parent)" if directory == "parent" else ""})')
+        f'{" (predicted: the rule judges d_parent)" if directory == "parent" else ""})'
+        + (f'; KCSAN: {len(races)} data race(s), each shown by the '
+           f'reference too' if KCSAN in flavor.config else ''))
     return True
 
 
 def cmd_stress(args):
     path = args.flavors_file or flv.INI
     chosen = flv.pick(args.flavors or [
-        f.name for f in flv.load(path).values() if LOCKDEP in f.config], path)
+        f.name for f in flv.load(path).values() if LOCKDEP in f.config
+        and not f.also], path)
+    ref = kcsan_reference(path)
+    chosen.sort(key=lambda f: f.name != ref)   # the reference first
     outdir = os.path.join(args.build_dir, 'results')
     with BuildLock(args.build_dir, wait=not args.no_wait):
         failed = boot_run.failures(chosen,
@@ -166,6 +229,10 @@ def add_stress_commands(sub):
                    help='hold the follows through the guarded directory '
                    'in the race window this long (flavors with '
                    'harness/fixtures/race-window)')
+    p.add_argument('--plant', type=int, choices=sorted(PLANT), default=0,
+                   help='first run a defect planted for the sanitizers '
+                   '(flavors with harness/fixtures/sanitizer-planted): 1 '
+                   'KASAN, 2 UBSAN, 3 KCSAN; the run must fail on it')
     p.add_argument('--directory', choices=('walk', 'parent'), default=None,
                    help="judge bypasses as if the flavor's rule judged "
                    'this directory (to see the oracle fail)')

@@ -79,10 +79,16 @@ class TestCheckRecord(unittest.TestCase):
             rule, compiled = Rule(), True
 
         class Args:
-            seconds, followers, window_ms = 5.0, 1, 20
+            seconds, followers, window_ms, plant = 5.0, 1, 20, 0
 
         self.assertEqual(stress.job(Args(), Flavor())[-4:], [
             '-k', '/proc/sys/fs/weak-sticky-symlinks=0:every', '-w', '20'])
+        Args.plant = 1
+        sh = stress.job(Args(), Flavor())
+        self.assertEqual(sh[:2], ['/bin/sh', '-c'])
+        self.assertTrue(sh[2].startswith(
+            'echo 1 > /proc/sys/fs/sticky-planted-defect; exec /bin/stress '),
+            sh[2])
 
     def test_missing_or_doubled_record(self):
         _, bad = stress.check_record([{'type': 'facts'}])
