@@ -199,13 +199,32 @@ def build(src, obj, out_image, build_dir, logfile, label=None,
         raise HarnessError(f'kernel build failed ({logfile}):\n'
                            + progress.log_tail(logfile))
     refuse_warnings(logfile, src, obj)
-    image = os.path.join(obj, 'arch', 'x86', 'boot', 'bzImage')
+    return install_image(os.path.join(obj, 'arch', 'x86', 'boot',
+                                      'bzImage'), out_image)
+
+
+def install_image(image, out_image):
+    """Copies a built image to out_image, whole or not at all (a full
+    disk keeps the previous image and says so). Returns False when
+    out_image already holds it."""
     if os.path.isfile(out_image) and filecmp.cmp(image, out_image,
                                                  shallow=False):
         return False
     tmp = out_image + '.tmp'
-    shutil.copyfile(image, tmp)
-    os.replace(tmp, out_image)
+    try:
+        shutil.copyfile(image, tmp)
+        with open(tmp, 'rb') as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, out_image)
+    except OSError as e:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        kept = ('the previous image is kept' if os.path.isfile(out_image)
+                else 'there is no image yet')
+        raise HarnessError(f'could not write {out_image}: {e.strerror}; '
+                           f'{kept}. Free space under '
+                           f'{os.path.dirname(out_image) or "."} and build '
+                           f'again: the objects are still there') from e
     log(f'New image: {out_image}')
     return True
 
