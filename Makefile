@@ -10,8 +10,10 @@
 #   make bench           the benchmarks, and the rename race counted on the
 #                        unmodified kernels (RACE_TRIES opens per shape)
 #   make bless           accept the current results as results/expected
-#   make stress          the sanitizer, KCSAN and config-sweep runs that do
-#                        not fit make check's time
+#   make stress          every check the kernel's bots run, in one target:
+#                        static checks with coccicheck, lockdep/KASAN/UBSAN
+#                        and KCSAN under load, the config sweep; each with
+#                        its planted defect
 #
 # Everything built goes to build/ (gitignored).
 
@@ -67,15 +69,21 @@ reviewer-path: deps guest
 static-check: deps
 	$(STICKY) static-check
 
-# The lock-debugging and sanitizer flavors under the stress load, the
-# KCSAN flavors against base-kcsan's races, the planted data race, and
-# every configuration of the sweep.
+# Every check the kernel's bots would run, from one target: sparse, W=1,
+# kernel-doc and coccicheck (and the planted coccinelle finding); the
+# lock-debugging, KASAN and UBSAN flavors under the stress load (and their
+# planted defects); the KCSAN flavors against base-kcsan's races (and the
+# planted race); every configuration of the sweep, randconfigs included.
 stress: deps guest
-	$(STICKY) build v1-lockdep v3-lockdep yama-lockdep base-kcsan v1-kcsan \
-		v3-kcsan kcsan-planted
+	$(STICKY) build warn-planted || true
+	$(STICKY) static-check
+	. harness/must-fail.sh && PY=$(PYTHON) must_fail_on "coccicheck of warn-planted" \
+		"NEW fs/namei.c: ifnullfree" $(STICKY) static-check warn-planted
+	$(STICKY) build $$($(STICKY) flavors sanitizers) \
+		$$($(STICKY) flavors kcsan) kcsan-planted
 	$(STICKY) stress
-	$(STICKY) stress base-kcsan v1-kcsan v3-kcsan
-	bash harness/tests/sanitizer-check.sh kcsan
+	$(STICKY) stress $$($(STICKY) flavors kcsan)
+	bash harness/tests/sanitizer-check.sh control kasan ubsan kcsan
 	$(STICKY) config-sweep
 
 attack: kernels guest

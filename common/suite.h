@@ -44,7 +44,6 @@ struct op_info {
 	unsigned char nofollow;	/* does not follow the trailing link */
 	unsigned char target;	/* default target in the ops group */
 	unsigned char nosyms;	/* forbids following any link (ELOOP) */
-	unsigned char mutates;	/* needs cleanup */
 	unsigned char bind;	/* walks the noatime bind mount of sa (SCRATCH/sb) */
 	unsigned char through;	/* names TMPFILE_NAME under the link: an intermediate one */
 };

@@ -107,7 +107,9 @@ step warning-gate warning_gate
 step guest make --no-print-directory -C common
 # After the kernels: the harness fault tests boot build/base/bzImage.
 step unit-python unit_python
-step placement $PY harness/sticky.py placement-check v1 v1-nosec v3 v3y yama v1-hook61
+# the flavor sets of harness/flavors.ini (`sets`)
+flavors() { $PY harness/sticky.py flavors "$1"; }
+step placement $PY harness/sticky.py placement-check $(flavors placement)
 step series-build $PY harness/sticky.py series-build
 step mbox-import bash harness/tests/mbox-check.sh
 step static-check static_check
@@ -115,13 +117,12 @@ step config-sweep sweep_check
 step v3-posted-build $PY harness/sticky.py posted-check
 step smoke $PY harness/sticky.py smoke
 # the default flavors and v1-hook61, two QEMUs at a time
-step suite $PY harness/sticky.py suite base v1 v1-nosec v3 v3y yama v1-hook61
-step ktap-vs-differ $PY harness/sticky.py ktap-check base v1 v1-nosec v3 v3y yama v1-hook61
+step suite $PY harness/sticky.py suite $(flavors suite)
+step ktap-vs-differ $PY harness/sticky.py ktap-check $(flavors suite)
 step idmap $PY harness/sticky.py idmap
 # The rename race in the window flavors (docs/porting.md, "Where the
 # placements differ by construction").
-step race-kernels $PY harness/sticky.py build race-base race-v1 race-yama \
-	race-v3y race-v3y-dlock
+step race-kernels $PY harness/sticky.py build $(flavors race)
 step race race_check
 step mutants $PY harness/sticky.py mutants
 step model-vs-observed make --no-print-directory diff-check
@@ -130,8 +131,7 @@ step attack $PY harness/sticky.py attack --tries 500 \
 	--md build/results/beyond-check.md
 # docs/reviewing.md done literally: v2 added as data, built, run, diffed.
 step reviewer-path bash harness/tests/reviewer-path.sh
-step lockdep-kernels $PY harness/sticky.py build v1-lockdep v3-lockdep \
-	yama-lockdep san-planted
+step lockdep-kernels $PY harness/sticky.py build $(flavors sanitizers)
 step stress $PY harness/sticky.py stress
 # KASAN and UBSAN on their planted defects (KCSAN's is in make stress).
 step sanitizers bash harness/tests/sanitizer-check.sh control kasan ubsan

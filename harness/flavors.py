@@ -41,6 +41,7 @@ class Flavor:
     also: tuple = ()     # test patches applied after the series
     directory: str = ''  # which directory the rule judges, if not the
     #                      revision's (`directory` in revision.ini)
+    sets: tuple = ()     # named sets the flavor belongs to (`sets`)
 
     @property
     def knob(self):
@@ -113,8 +114,27 @@ def load(path=INI, top=None):
             bool(rule) and rev_mod.compiled(rule, base_config + lines),
             sec.get('posted_fixture', '').strip(),
             tuple(sec.get('also', '').split()),
-            sec.get('directory', '').strip())
+            sec.get('directory', '').strip(),
+            tuple(sec.get('sets', '').split()))
     return flavors
+
+
+DEFAULT_SET = 'default'
+
+
+def flavor_set(name, path=INI, top=None):
+    """The flavors of a named set, in flavors.ini's order: `default` is
+    every flavor that is not extra; any other set is named by the `sets`
+    key of its flavors."""
+    flavors = load(path, top)
+    if name == DEFAULT_SET:
+        return [f for f in flavors.values() if not f.extra]
+    chosen = [f for f in flavors.values() if name in f.sets]
+    if not chosen:
+        known = sorted({s for f in flavors.values() for s in f.sets})
+        raise HarnessError(f"no flavor of {path} is in the set '{name}'; "
+                           f"sets: {', '.join([DEFAULT_SET] + known)}")
+    return chosen
 
 
 def guest_knobs(path=INI, top=None):

@@ -1,7 +1,6 @@
 """Timestamped stage lines and an elapsed-time split, as kunit.py prints."""
 
 import os
-import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -47,7 +46,3 @@ class Stages:
         head = f'Elapsed time: {total:.1f}s total'
         return head + (f', {parts}' if parts else '')
 
-
-def die(msg, status=2):
-    print(f'error: {msg}', file=sys.stderr, flush=True)
-    sys.exit(status)

@@ -42,8 +42,6 @@ SPLATS = [
     ('ubsan', re.compile(r'\bUBSAN: ')),
 ]
 
-VERDICTS = ('passed', 'failed', 'panic', 'splat', 'hang', 'qemu-failed',
-            'no-verdict')
 
 
 @dataclass

@@ -30,8 +30,7 @@ from experiments import racecases as rc
 from stages import HarnessError, log
 from suite import results
 
-WINDOW_FLAVORS = ('race-base', 'race-v1', 'race-yama', 'race-v3y',
-                  'race-v3y-dlock')
+WINDOW_SET = 'race'     # flavors.ini `sets`: the flavors with the window
 
 
 def job(flavor, args):
@@ -118,7 +117,7 @@ def write_section(outdir, what):
         with open(path, encoding='utf-8') as f:
             obj = json.load(f)
         window.append((obj['flavor'], obj))
-    order = {n: i for i, n in enumerate(WINDOW_FLAVORS)}
+    order = {f.name: i for i, f in enumerate(flv.flavor_set(WINDOW_SET))}
     window.sort(key=lambda w: (order.get(w[0], len(order)), w[0]))
     free = None
     path = os.path.join(outdir, 'race-free.json')
@@ -141,7 +140,8 @@ def default_free(path):
 def cmd_race(args):
     path = args.flavors_file or flv.INI
     names = args.flavors or (default_free(path) if args.free
-                             else list(WINDOW_FLAVORS))
+                             else [f.name for f in
+                                   flv.flavor_set(WINDOW_SET, path)])
     chosen = flv.pick(names, path)
     outdir = os.path.join(args.build_dir, 'results')
     free = []

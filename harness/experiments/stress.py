@@ -30,7 +30,7 @@ from boot.lock import BuildLock
 from experiments import racecases
 from experiments import sanitizers
 from kernel import staticcheck
-from stages import log
+from stages import HarnessError, log
 from suite import results
 
 LOCKDEP = 'CONFIG_PROVE_LOCKING=y'
@@ -160,6 +160,12 @@ def stress_one(args, flavor, outdir):
     splats = sanitizers.problems(found, known) + ([missing] if missing
                                                   else [])
     recs, why = results.boot_records(out)
+    if recs is None and out.verdict == 'splat':
+        # a report is judged above; the stream is still the run's
+        try:
+            recs, why = results.parse_stream(out.results), None
+        except HarnessError as e:
+            why = str(e)
     if recs is None:
         log(f'not ok {flavor.name}: ' + '; '.join(splats + [why]))
         return False

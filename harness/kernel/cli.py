@@ -167,7 +167,19 @@ def cmd_range_diff(args):
     return 0
 
 
+def cmd_flavors(args):
+    path = args.flavors_file or flv.INI
+    print(' '.join(f.name for f in flv.flavor_set(args.set, path)))
+    return 0
+
+
 def add(sub):
+    p = sub.add_parser('flavors', help='the flavors of a named set, on one '
+                       'line (harness/flavors.ini, key `sets`)')
+    p.add_argument('set', nargs='?', default=flv.DEFAULT_SET,
+                   help='default (every flavor not extra), or a set a '
+                   "flavor's `sets` key names")
+    p.set_defaults(func=cmd_flavors)
     p = sub.add_parser('build', help='build kernels')
     p.add_argument('flavors', nargs='*')
     p.add_argument('--force', action='store_true',

@@ -94,6 +94,16 @@ class Table:
     caption: object = None
     css: str = ""               # e.g. "matrix", "cases"
 
+    def __post_init__(self):
+        wrong = [(i, len(row)) for i, row in enumerate(self.rows)
+                 if len(row) != len(self.header)]
+        if wrong:
+            i, n = wrong[0]
+            raise ValueError("table %r: row %d has %d cell(s), the header "
+                             "%d (%d row(s) of the wrong width)"
+                             % (self.header[:3], i, n, len(self.header),
+                                len(wrong)))
+
 
 @dataclass
 class Figure:

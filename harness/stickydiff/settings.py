@@ -41,22 +41,3 @@ def label_problems(flavor, label, knobs):
             problems.append("setting %s: %s = %r, label means %r"
                             % (label, spec.knob, knobs.get(spec.knob), value))
     return problems
-
-
-def counterpart(label, other_flavor):
-    """The label in `other_flavor` that a label joins with.
-
-    Labels are flavor-independent except for base, which has no own knob:
-    `psP-ownO` joins base's `psP-own-` and vice versa (base side is only
-    ever joined against one own value at a time, chosen by the caller).
-    """
-    parsed = parse(label)
-    if parsed is None:
-        return label
-    mainline, own = parsed
-    if FLAVORS[other_flavor].knob is None:
-        return "ps%d-own-" % mainline
-    if own is None:
-        raise ValueError("label %s has no own value to join %s"
-                         % (label, other_flavor))
-    return label

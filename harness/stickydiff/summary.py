@@ -90,6 +90,3 @@ def summary(analysis, paths=()):
     lines.append("verdict: %s" % verdict)
     return "\n".join(lines)
 
-
-def cause_legend():
-    return ["%s: %s" % (c.name, c.note) for c in CAUSES.values()]

@@ -22,12 +22,24 @@ BASE_SETTINGS = ("boot", "ps0-own-", "ps1-own-")
 # Knobs per flavor and setting (what the suite reads back): boot values of
 # protected_symlinks, weak-sticky-symlinks (v1: 0 protects),
 # protected-sticky-symlinks and kernel/yama/protected_sticky_symlinks.
-BOOT = {
-    "base": (1, None, None, None), "v1": (1, 0, None, None),
-    "v1-nosec": (1, 0, None, None), "v3": (1, None, 0, None),
-    "v3y": (1, None, 1, None), "yama": (1, None, None, 1),
-    "v1-hook61": (1, 0, None, None),
-}
+BOOT_KNOBS = ("protected_symlinks", "weak_sticky_symlinks",
+              "protected_sticky_symlinks",
+              "kernel_yama_protected_sticky_symlinks")
+
+
+def _boot():
+    """{flavor: boot values of BOOT_KNOBS} for the suite's flavors, from
+    flavors.ini (`sets`, `boot_knobs`)."""
+    import flavors as flv
+    out = {}
+    for f in flv.flavor_set("suite"):
+        values = [f.boot_knobs.get(k, "absent") for k in BOOT_KNOBS]
+        out[f.name] = tuple(None if v == "absent" else int(v)
+                            for v in values)
+    return out
+
+
+BOOT = _boot()
 
 
 def predict_id(cid, flavor, setting, **ids):

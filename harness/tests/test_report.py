@@ -268,6 +268,14 @@ class FailVerdictTest(unittest.TestCase):
         self.assertIn("Verdict: FAIL", html)
 
 
+class TableTest(unittest.TestCase):
+    def test_a_row_of_the_wrong_width_is_refused(self):
+        doc.Table(["a", "b"], [["1", "2"], ["3", "4"]])
+        with self.assertRaises(ValueError) as cm:
+            doc.Table(["a", "b", "c"], [["1", "2", "3"], ["4", "5"]])
+        self.assertIn("row 1 has 2 cell(s), the header 3", str(cm.exception))
+
+
 class BackEndTest(unittest.TestCase):
     """Both back ends render every node type."""
 
