@@ -17,6 +17,8 @@ class Analysis:
     files: dict = field(default_factory=dict)
     load_errors: list = field(default_factory=list)
     missing: list = field(default_factory=list)
+    stale: list = field(default_factory=list)   # flavors run before their
+    #                                             kernel was last built
     checks: dict = field(default_factory=dict)
     diffs: list = field(default_factory=list)
     join_errors: list = field(default_factory=list)
@@ -39,6 +41,7 @@ class Analysis:
     @property
     def ok(self):
         return (not self.load_errors and not self.join_errors
+                and not self.missing and not self.stale
                 and all(c.ok for c in self.checks.values())
                 and all(d.unexplained == 0 for d in self.diffs))
 
@@ -55,12 +58,30 @@ def read_range_diff(path):
                       " static diff skipped" % path)
 
 
+def stale_flavors(results_dir, files):
+    """The flavors whose kernel image (<build>/<flavor>/bzImage, beside
+    the results directory) is newer than their result file: the suite ran
+    on an older kernel."""
+    build = os.path.dirname(os.path.abspath(results_dir))
+    out = []
+    for flavor in files:
+        image = os.path.join(build, flavor, "bzImage")
+        try:
+            if os.path.getmtime(image) > os.path.getmtime(
+                    result_path(results_dir, flavor)):
+                out.append(flavor)
+        except OSError:
+            continue
+    return out
+
+
 def analyse(results_dir, range_diff_path=None, full=True):
     """Load, check and (when `full`) diff and tabulate every flavor."""
     out = Analysis(results_dir)
     out.files, out.load_errors = load_all(results_dir)
     out.missing = [result_path(results_dir, f) for f in DEFAULT_FLAVORS
                    if not os.path.exists(result_path(results_dir, f))]
+    out.stale = stale_flavors(results_dir, out.files)
     for flavor, result in out.files.items():
         out.checks[flavor] = check_file(result)
     if not full:

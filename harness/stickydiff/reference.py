@@ -41,8 +41,13 @@ def model_section(analysis):
                            "other problems", "porting artifacts seen"],
                           rows))
     if analysis.missing:
-        section.add(doc.Bullets([["absent: ", Code(p)]
+        section.add(doc.Bullets([["absent (the verdict fails until the "
+                                  "suite runs in it): ", Code(p)]
                                  for p in analysis.missing]))
+    if analysis.stale:
+        section.add(doc.Bullets([["stale (run before its kernel was last "
+                                  "built): ", Code(f)]
+                                 for f in analysis.stale]))
     problems = check_lines(analysis, UNEXPLAINED_SHOWN)
     if problems:
         section.add(doc.Para(["Unexplained cases and other problems:"]),

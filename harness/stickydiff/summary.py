@@ -1,5 +1,7 @@
 """The one-screen terminal summary and the readable check listing."""
 
+import os
+
 from .causes import CAUSES
 from .diff import interface_cause
 
@@ -76,6 +78,13 @@ def summary(analysis, paths=()):
     lines += ["unreadable result file: %s; run the suite again (`python3 "
               "harness/sticky.py suite FLAVOR`) or restore the file"
               % str(err).split("\n")[0] for err in analysis.load_errors]
+    lines += ["missing result file: %s; run the suite in that flavor "
+              "(`python3 harness/sticky.py suite %s`) before the report"
+              % (path, os.path.basename(path)[:-len(".json")])
+              for path in analysis.missing]
+    lines += ["stale results: %s ran before its kernel was last built; run "
+              "`python3 harness/sticky.py suite %s` again" % (f, f)
+              for f in analysis.stale]
     for path in paths:
         lines.append("report: %s" % path)
     verdict = analysis.verdict
@@ -86,6 +95,10 @@ def summary(analysis, paths=()):
                        % len(analysis.load_errors))
         if analysis.join_errors:
             why.append("%d join error(s)" % len(analysis.join_errors))
+        if analysis.missing:
+            why.append("%d flavor(s) without results" % len(analysis.missing))
+        if analysis.stale:
+            why.append("stale: %s" % ", ".join(analysis.stale))
         verdict += " (%s)" % ", ".join(why)
     lines.append("verdict: %s" % verdict)
     return "\n".join(lines)

@@ -26,13 +26,52 @@ class UnreadableResultTest(unittest.TestCase):
         self.assertIn(path + ': not valid JSON (truncated?)', named[0])
         self.assertIn('sticky.py suite', named[0])
         self.assertEqual(lines[-1], 'verdict: FAIL (0 unexplained case(s), '
-                         '1 unreadable result file(s))')
+                         '1 unreadable result file(s), 3 flavor(s) without '
+                         'results)')
 
     def test_readable_files_name_nothing(self):
         with tempfile.TemporaryDirectory() as tmp:
             support.write_results(tmp, flavors=('base', 'v1'))
             text = summary(analyse(tmp, full=False))
         self.assertNotIn('unreadable', text)
+
+
+class PartialRunTest(unittest.TestCase):
+    """A partial rerun is never OK: a default flavor without results, or
+    results older than their flavor's kernel, are named and fail."""
+
+    def test_every_missing_default_flavor_is_named(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            support.write_results(tmp, flavors=('base', 'v3'))
+            analysis = analyse(tmp, full=False)
+            lines = summary(analysis).splitlines()
+        missing = [line for line in lines
+                   if line.startswith('missing result file: ')]
+        self.assertEqual(len(missing), len(analysis.missing))
+        self.assertTrue(any(os.path.join(tmp, 'v1.json') in line and
+                            'sticky.py suite v1' in line for line in missing),
+                        missing)
+        self.assertTrue(lines[-1].startswith('verdict: FAIL'), lines[-1])
+        self.assertIn('flavor(s) without results', lines[-1])
+
+    def test_results_older_than_their_kernel_are_stale(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            results = support.write_results(os.path.join(tmp, 'results'))
+            os.makedirs(os.path.join(tmp, 'v3'))
+            image = os.path.join(tmp, 'v3', 'bzImage')
+            with open(image, 'w', encoding='utf-8') as f:
+                f.write('kernel')
+            made = os.path.getmtime(os.path.join(results, 'v3.json'))
+            os.utime(image, (made + 60, made + 60))
+            analysis = analyse(results, full=False)
+            self.assertEqual(analysis.stale, ['v3'])
+            lines = summary(analysis).splitlines()
+            self.assertIn('stale results: v3 ran before its kernel was '
+                          'last built; run `python3 harness/sticky.py suite '
+                          'v3` again', lines)
+            self.assertIn('stale: v3', lines[-1])
+            os.utime(image, (made - 60, made - 60))
+            self.assertEqual(analyse(results, full=False).stale, [])
 
 
 if __name__ == '__main__':
