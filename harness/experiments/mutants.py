@@ -20,6 +20,7 @@ import sys
 import flavors as flv
 from stages import log
 from suite import ktap
+from stickydiff.characterise import sentence
 from stickydiff.check import check_file
 from stickydiff.load import parse
 
@@ -65,10 +66,12 @@ def verdict(flavor, args, suite_output):
                    and (t['fail'] or t['error']) > 0)
     result = judge(record, flavor.mutant_of)
     cases = sorted({m.case_id for m in result.unexplained})
+    every = [(c['setting'], c['params']) for c in record.get('cases', [])]
     what = (f'{len(result.unexplained)} unexplained as {flavor.mutant_of} '
             f'({len(cases)} case ids, e.g. {", ".join(cases[:2]) or "-"}); '
             f'guest exit status {record.get("status")}, KTAP '
-            f'{ktap.totals_line(t) if t else "without a totals line"}')
+            f'{ktap.totals_line(t) if t else "without a totals line"}\n  '
+            + sentence(flavor.name, every, result.unexplained))
     return bool(result.unexplained) and ktap_failed, what
 
 

@@ -8,7 +8,7 @@ from . import doc
 from .doc import Code, Link, Mark, cell
 from .diff import PAIRS
 from .matrix import cell_text, followers
-from .summary import check_lines
+from .summary import check_lines, unexplained_sentences
 
 UNEXPLAINED_SHOWN = 100
 
@@ -48,6 +48,10 @@ def model_section(analysis):
         section.add(doc.Bullets([["stale (run before its kernel was last "
                                   "built): ", Code(f)]
                                  for f in analysis.stale]))
+    shared = unexplained_sentences(analysis)
+    if shared:
+        section.add(doc.Para(["What the unexplained cases share:"]),
+                    doc.Bullets([[line] for line in shared]))
     problems = check_lines(analysis, UNEXPLAINED_SHOWN)
     if problems:
         section.add(doc.Para(["Unexplained cases and other problems:"]),

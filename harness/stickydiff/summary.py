@@ -3,6 +3,7 @@
 import os
 
 from .causes import CAUSES
+from .characterise import sentence
 from .diff import interface_cause
 
 
@@ -36,7 +37,19 @@ def flavor_lines(analysis):
                         "; " + artifacts if artifacts else ""))
     for path in analysis.missing:
         lines.append("  (absent: %s)" % path)
+    lines += ["  " + line for line in unexplained_sentences(analysis)]
     return lines
+
+
+def unexplained_sentences(analysis):
+    """One sentence per flavor with unexplained cases: what they share."""
+    out = []
+    for flavor, check in analysis.checks.items():
+        if check.unexplained and flavor in analysis.files:
+            cases = [(s, c["params"]) for (s, _), c in
+                     analysis.files[flavor].cases.items()]
+            out.append(sentence(flavor, cases, check.unexplained))
+    return out
 
 
 def pair_lines(analysis):
