@@ -118,14 +118,15 @@ def kcsan_reference(path):
     return refs[0] if refs else None
 
 
-def known_races(flavor, outdir, path):
+def known_races(flavor, outdir, path, found):
     """(the reference's data races, a problem or None) for a KCSAN
-    flavor; (None, None) for any other."""
+    flavor; (None, None) for any other. The reference knows its own."""
     if KCSAN not in flavor.config:
         return None, None
     ref = kcsan_reference(path)
     if ref == flavor.name:
-        return previous_races(outdir, ref), None
+        return (previous_races(outdir, ref) or set()) | set(
+            sanitizers.kcsan_races(found)), None
     races = previous_races(outdir, ref) if ref else None
     if races is None:
         return set(), (f'no KCSAN reference under this load: run `sticky.py '
@@ -156,9 +157,12 @@ def stress_one(args, flavor, outdir):
     with open(out.console, encoding='utf-8', errors='replace') as f:
         found = sanitizers.reports(f.read())
     path = args.flavors_file or flv.INI
-    known, missing = known_races(flavor, outdir, path)
-    splats = sanitizers.problems(found, known) + ([missing] if missing
-                                                  else [])
+    known, missing = known_races(flavor, outdir, path, found)
+    touched = sanitizers.touched_functions(flv.flavor_patches(flavor))
+    splats, notes = sanitizers.problems(found, known, touched)
+    splats += [missing] if missing else []
+    for note in notes:
+        log(f'  {flavor.name}: {note}')
     recs, why = results.boot_records(out)
     if recs is None and out.verdict == 'splat':
         # a report is judged above; the stream is still the run's
@@ -179,6 +183,7 @@ def stress_one(args, flavor, outdir):
                'smp': args.smp, 'ok': not bad, 'problems': bad,
                'directory': directory, 'job': job_cmd,
                'seconds_boot': round(out.seconds, 1), 'stress': rec,
+               'kcsan_notes': notes,
                'kcsan_races': sorted(set(races) | (
                    known if kcsan_reference(path) == flavor.name and known
                    else set()))}
@@ -195,8 +200,9 @@ def stress_one(args, flavor, outdir):
         f'guarded follows judged {rec["guarded"]["judged"]}, bypasses '
         f'{rec["guarded"]["bypasses"]}'
         f'{" (predicted: the rule judges d_parent)" if directory == "parent" else ""})'
-        + (f'; KCSAN: {len(races)} data race(s), each shown by the '
-           f'reference too' if KCSAN in flavor.config else ''))
+        + (f'; KCSAN: {len(races)} data race(s), {len(races) - len(notes)}'
+           f' shown by the reference too, {len(notes)} between functions '
+           f'no patch touches' if KCSAN in flavor.config else ''))
     return True
 
 
