@@ -89,16 +89,29 @@ def _make(src, obj, build, *targets):
     return out
 
 
+def _mtime(path):
+    try:
+        return os.stat(path).st_mtime_ns
+    except FileNotFoundError:
+        return None
+
+
 def check_tree(src, obj, build, target):
     """Returns {'sparse': [...], 'W=1': [...]} for one object of one tree."""
     if not os.path.isfile(os.path.join(obj, '.config')):
         raise HarnessError(f'{obj} has no .config: build that flavor first '
                            f'(`make kernels`)')
     # C=2 also brings the object up to date; if that compiles it, gcc's
-    # own warnings (tagged [-W...]) are left to the W=1 pass.
+    # own warnings (tagged [-W...]) are left to the W=1 pass, and the
+    # object goes again: the next build compiles it, where the warning
+    # gate (kbuild.refuse_warnings) reads its warnings in the build log.
+    made = os.path.join(obj, target)
+    before = _mtime(made)
     sparse = [f for f in normalise(_make(src, obj, build, 'C=2', target),
                                    src)
               if not GCC_TAG.search(f.split(' | ')[0])]
+    if _mtime(made) not in (None, before):
+        os.unlink(made)
     asm = target[:-2] + '.s'
     leftovers = [os.path.join(obj, asm), os.path.join(
         obj, os.path.dirname(asm), '.' + os.path.basename(asm) + '.cmd')]

@@ -9,7 +9,8 @@
 # explains every case (0 unexplained), and the report's "v1 vs v2" pair
 # shows 0 outcome differences. Needs `make` (or the kernels and suite
 # steps of `make check`) first: the copy borrows build/pristine, v1's
-# kernel and v1's results. When everything passed the copy is removed
+# kernel and the default flavors' results (a partial set fails the
+# report's verdict). When everything passed the copy is removed
 # but for v2's kernel tree and objects, which the next run's copy finds
 # in place: `make kernel FLAVOR=v2` then rebuilds only when v2's series
 # or config changed (its stamp), as it would in the reviewer's own tree,
@@ -18,8 +19,11 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 scratch=$top/build/reviewer-path
+# the reviewer's tree has run `make`: every default flavor has results,
+# or the report's verdict names them missing
+defaults=$(cd "$top" && python3 harness/sticky.py flavors default)
 for need in "$top/build/pristine" "$top/build/v1/bzImage" \
-	"$top/build/results/v1.json"; do
+	$(for f in $defaults; do echo "$top/build/results/$f.json"; done); do
 	[ -e "$need" ] || { echo "error: $need is missing: run make first"; \
 		echo "0 passed, 1 failed"; exit 1; }
 done
@@ -36,7 +40,7 @@ git ls-files -z --cached --others --exclude-standard |
 cd "$scratch/top"
 ln -s "$top/build/pristine" build/pristine
 ln -s "$top/build/v1" build/v1
-cp "$top/build/results/v1.json" build/results/
+for f in $defaults; do cp "$top/build/results/$f.json" build/results/; done
 python_before=$(find harness -name '*.py' -print0 | sort -z |
 	xargs -0 sha256sum | sha256sum)
 t0=$SECONDS
