@@ -947,20 +947,31 @@ static int run_follower(const struct tcase *t, struct seen *s)
 	return 0;
 }
 
+/* lstat() of a fixture directory and of its links l and m. */
+static int lstat_fixture(const char *dir, struct stat *d, struct stat *l,
+			 struct stat *m, char *why, size_t n)
+{
+	char pl[160], pm[160];
+
+	snprintf(pl, sizeof(pl), "%s/l", dir);
+	snprintf(pm, sizeof(pm), "%s/m", dir);
+	if (lstat(dir, d) || lstat(pl, l) || lstat(pm, m)) {
+		snprintf(why, n, "lstat %s: %s", dir, errname(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* A mount-root fixture: NAME/l and NAME/m show NAME.src's links. */
 static int check_mounted(const struct fixture *f, const struct stat *sl,
 			 const struct stat *sm, char *why, size_t n)
 {
-	char sd[128], l[160], m[160];
+	char sd[128];
 	struct stat st, srcl, srcm;
 
 	snprintf(sd, sizeof(sd), MNT "/plain/%.43s.src", f->name);
-	snprintf(l, sizeof(l), "%s/l", sd);
-	snprintf(m, sizeof(m), "%s/m", sd);
-	if (lstat(sd, &st) || lstat(l, &srcl) || lstat(m, &srcm)) {
-		snprintf(why, n, "lstat %s: %s", sd, errname(errno));
+	if (lstat_fixture(sd, &st, &srcl, &srcm, why, n))
 		return -1;
-	}
 	if ((st.st_mode & 07777) != f->src_mode || st.st_uid != f->src_uid ||
 	    sl->st_ino != srcl.st_ino || sm->st_ino != srcm.st_ino ||
 	    sl->st_dev != srcl.st_dev) {
@@ -978,16 +989,12 @@ static int check_mounted(const struct fixture *f, const struct stat *sl,
 /* Root's view through /mnt/plain: the fixture must be as laid out. */
 static int check_fixture(const struct fixture *f, char *why, size_t n)
 {
-	char d[128], l[160], m[160];
+	char d[128];
 	struct stat sd, sl, sm;
 
 	snprintf(d, sizeof(d), MNT "/plain/%.47s", f->name);
-	snprintf(l, sizeof(l), "%s/l", d);
-	snprintf(m, sizeof(m), "%s/m", d);
-	if (lstat(d, &sd) || lstat(l, &sl) || lstat(m, &sm)) {
-		snprintf(why, n, "lstat %s: %s", d, errname(errno));
+	if (lstat_fixture(d, &sd, &sl, &sm, why, n))
 		return -1;
-	}
 	if ((sd.st_mode & 07777) != f->mode ||
 	    sd.st_uid != on_stat(f->dir_uid) ||
 	    sd.st_gid != on_stat(f->dir_uid) || !S_ISLNK(sl.st_mode) ||

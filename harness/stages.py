@@ -46,3 +46,24 @@ class Stages:
         head = f'Elapsed time: {total:.1f}s total'
         return head + (f', {parts}' if parts else '')
 
+
+def write_whole(path, write, again='run the command again'):
+    """Writes `path` through write(tmp_path) to a temporary name, fsyncs
+    and renames it: a full disk or an interrupt leaves the previous file
+    whole and no temporary one, and a failure says what is kept and what
+    to do (`again`)."""
+    tmp = path + '.tmp'
+    try:
+        write(tmp)
+        with open(tmp, 'rb') as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        kept = ('the previous one is kept' if os.path.exists(path)
+                else 'there was none before')
+        raise HarnessError(f'could not write {path}: {e.strerror or e}; '
+                           f'{kept}. Free space under '
+                           f'{os.path.dirname(path) or "."} and {again}') \
+            from None

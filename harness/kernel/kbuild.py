@@ -21,7 +21,7 @@ import subprocess
 
 from flavors import HARNESS
 from kernel import progress
-from stages import HarnessError, log
+from stages import HarnessError, log, write_whole
 
 COMMON = os.path.join(HARNESS, 'config', 'common.config')
 ARCH = 'x86_64'
@@ -210,21 +210,8 @@ def install_image(image, out_image):
     if os.path.isfile(out_image) and filecmp.cmp(image, out_image,
                                                  shallow=False):
         return False
-    tmp = out_image + '.tmp'
-    try:
-        shutil.copyfile(image, tmp)
-        with open(tmp, 'rb') as f:
-            os.fsync(f.fileno())
-        os.replace(tmp, out_image)
-    except OSError as e:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        kept = ('the previous image is kept' if os.path.isfile(out_image)
-                else 'there is no image yet')
-        raise HarnessError(f'could not write {out_image}: {e.strerror}; '
-                           f'{kept}. Free space under '
-                           f'{os.path.dirname(out_image) or "."} and build '
-                           f'again: the objects are still there') from e
+    write_whole(out_image, lambda tmp: shutil.copyfile(image, tmp),
+                'build again: the objects are still there')
     log(f'New image: {out_image}')
     return True
 

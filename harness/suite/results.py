@@ -5,7 +5,7 @@ import json
 import os
 import zlib
 
-from stages import HarnessError
+from stages import HarnessError, write_whole
 
 KNOWN_TYPES = {'facts', 'setting', 'case', 'sysctl', 'log', 'group', 'error',
                'end', 'attack', 'bench', 'stress', 'namespace', 'contend',
@@ -126,22 +126,10 @@ def write_json(obj, path):
     """Writes to a temporary name, fsyncs, renames: a full disk or an
     interrupt leaves the previous file whole, and a failed write says so."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = path + '.tmp'
-    try:
+
+    def write(tmp):
         with open(tmp, 'w', encoding='utf-8') as f:
             json.dump(obj, f, indent=1, sort_keys=True)
             f.write('\n')
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        kept = ('the previous one is kept' if os.path.exists(path)
-                else 'there was none before')
-        raise HarnessError(f'could not write {path}: {e.strerror or e}; '
-                           f'{kept}. Free space under '
-                           f'{os.path.dirname(path)} and run the command '
-                           f'again') from None
+
+    write_whole(path, write)

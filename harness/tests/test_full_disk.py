@@ -137,7 +137,8 @@ class RealFullDiskTest(unittest.TestCase):
             kbuild.install_image(built, out)
         msg = str(cm.exception)
         self.assertIn(f'could not write {out}: No space left on device; '
-                      'the previous image is kept', msg)
+                      'the previous one is kept', msg)
+        self.assertIn('build again: the objects are still there', msg)
         with open(out, 'rb') as f:
             self.assertEqual(f.read(), b'old' * 1000)
         self.assertEqual(self.contents(), ['bzImage', 'filler'])
