@@ -27,6 +27,9 @@ class Analysis:
     range_diff: str = None
     range_diff_note: str = ""
     sections: list = None      # [(path, markdown text)] embedded as is
+    regression: dict = None    # {flavor: [change lines]} since the
+    #                            expected results, when compared
+    expected_dir: str = ""
 
     @property
     def unexplained(self):

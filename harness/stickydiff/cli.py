@@ -108,6 +108,9 @@ def cmd_report(args, out):
     analysis.source_note = note
     analysis.sections = read_sections(args.section,
                                       args.results if fresh else None)
+    analysis.expected_dir = args.expected
+    if fresh and os.path.isdir(args.expected):
+        analysis.regression = regress.compare(args.results, args.expected)
     document = report.build(analysis)
     os.makedirs(args.out, exist_ok=True)
     paths = []

@@ -161,3 +161,35 @@ def embedded_sections(analysis):
 def assumptions_section():
     return doc.Section("Model assumptions", "assumptions").add(
         doc.Bullets([[a] for a in ASSUMPTIONS]))
+
+
+REGRESSION_SHOWN = 40
+
+
+def regression_section(analysis):
+    """Every case whose outcome changed since the blessed results, per
+    flavor (regress.compare, as `make regress` prints it)."""
+    section = doc.Section("Changed since %s" % (analysis.expected_dir or
+                                                 "the expected results"),
+                          "regression")
+    if analysis.regression is None:
+        return section.add(doc.Para([
+            "Not compared: the report shows the committed results "
+            "themselves."]))
+    if not analysis.regression:
+        return section.add(doc.Para([
+            "No case changed its outcome, and no other field changed, in "
+            "any flavor (", Code("make regress"), " says the same)."]))
+    rows = [[f, str(len(lines))] for f, lines in analysis.regression.items()]
+    section.add(doc.Para([
+        "Each line is a case or a field whose value differs from the blessed "
+        "one (", Code("make bless"), " accepts them after reading every "
+        "line); the pairs and the model section above say why outcomes "
+        "differ."]),
+        doc.Table(["flavor", "changes"], rows))
+    for flavor, lines in analysis.regression.items():
+        shown = lines[:REGRESSION_SHOWN]
+        more = len(lines) - len(shown)
+        section.add(doc.Para([Code(flavor)]), doc.Pre("\n".join(
+            shown + (["... and %d more" % more] if more > 0 else []))))
+    return section

@@ -36,6 +36,7 @@ def build(analysis, top=TOP):
                  pairs_doc.legend(analysis),
                  pairs_doc.pairs(analysis, shown),
                  reference.model_section(analysis),
+                 reference.regression_section(analysis),
                  reference.matrices_section(analysis, shown),
                  reference.interface_section(analysis),
                  reference.range_diff_section(analysis)]

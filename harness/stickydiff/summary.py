@@ -98,6 +98,13 @@ def summary(analysis, paths=()):
     lines += ["stale results: %s ran before its kernel was last built; run "
               "`python3 harness/sticky.py suite %s` again" % (f, f)
               for f in analysis.stale]
+    if analysis.regression is not None:
+        changed = ", ".join("%s %d" % (f, len(c))
+                            for f, c in analysis.regression.items())
+        lines.append("since %s: %s" % (
+            analysis.expected_dir, "changes: " + changed + " (`make "
+            "regress` lists them; the report's section too)" if changed
+            else "no change"))
     for path in paths:
         lines.append("report: %s" % path)
     verdict = analysis.verdict

@@ -74,5 +74,43 @@ class PartialRunTest(unittest.TestCase):
             self.assertEqual(analyse(results, full=False).stale, [])
 
 
+class RegressionViewTest(unittest.TestCase):
+    """The report says which cases changed since the blessed results."""
+
+    def run_report(self, tmp, mutate=None):
+        import io
+        from stickydiff import cli, regress
+        expected = os.path.join(tmp, 'expected')
+        support.write_results(os.path.join(tmp, 'blessed'))
+        regress.bless(os.path.join(tmp, 'blessed'), expected)
+        results = support.write_results(os.path.join(tmp, 'results'),
+                                        mutate=mutate)
+        out = io.StringIO()
+        cli.main(['report', '--results', results, '--expected', expected,
+                  '--out', os.path.join(tmp, 'out')], out)
+        with open(os.path.join(tmp, 'out', 'report.md'),
+                  encoding='utf-8') as f:
+            return out.getvalue(), f.read()
+
+    def test_unchanged_results_say_so(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            text, md = self.run_report(tmp)
+        self.assertIn('expected: no change', text)
+        self.assertIn('No case changed its outcome', md)
+
+    def test_a_changed_outcome_is_listed(self):
+        def flip(flavor, data):
+            if flavor == 'v3':
+                case = data['cases'][0]
+                case['ret'], case['errno'] = (0, '0') if case['ret'] else \
+                    (-1, 'EACCES')
+        with tempfile.TemporaryDirectory() as tmp:
+            text, md = self.run_report(tmp, flip)
+        self.assertIn('changes: v3 1', text)
+        section = md.split('## Changed since')[1].split('\n## ')[0]
+        self.assertIn('| v3 | 1 |', section)
+        self.assertRegex(section, r'case \S+ \S+: \S+ .* -> ')
+
+
 if __name__ == '__main__':
     unittest.main()
