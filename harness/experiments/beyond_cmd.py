@@ -4,6 +4,7 @@ build/results/bench.txt and build/results/beyond.md (see beyond.py).
 The committed results/beyond.md changes only through `make bless`."""
 
 import os
+import subprocess
 
 from boot import run as boot_run
 from experiments import beyond
@@ -51,9 +52,29 @@ def _boot(args, flavor, job, tag, smp=1, icount=''):
     return obj, out
 
 
+COMMITTED = os.path.join(flv.TOP, 'results', 'beyond.md')
+
+
+def _committed():
+    """(text, when) of the committed results/beyond.md, the last
+    measurement of what a run may not measure again."""
+    try:
+        with open(COMMITTED, encoding='utf-8') as f:
+            text = f.read()
+    except OSError:
+        return None, ''
+    res = subprocess.run(['git', '-C', flv.TOP, 'log', '-1',
+                          '--format=%cs at commit %h', '--', COMMITTED],
+                         capture_output=True, text=True)
+    return text, (f'blessed {res.stdout.strip()} (results/beyond.md)'
+                  if res.stdout.strip() else 'results/beyond.md')
+
+
 def _write_md(args, paths, flavors):
+    previous, when = _committed()
     text = beyond.markdown(beyond.load_json(paths['beyond'], {}),
-                           beyond.load_json(paths['bench'], {}), flavors)
+                           beyond.load_json(paths['bench'], {}), flavors,
+                           previous, when)
     os.makedirs(os.path.dirname(paths['md']), exist_ok=True)
     with open(paths['md'], 'w', encoding='utf-8') as f:
         f.write(text)
