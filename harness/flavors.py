@@ -104,6 +104,7 @@ def load(path=INI, top=None):
                 rev_mod.path_of(series, top)):
             rev_name = series
         rule = rev_mod.load(rev_name, top) if rev_name else None
+        check_default(path, name, rule, base_config + lines, boot)
         flavors[name] = Flavor(
             name, series, lines, sec.get('describe', '').strip(), boot,
             sec.getboolean('extra', fallback=False),
@@ -117,6 +118,18 @@ def load(path=INI, top=None):
             sec.get('directory', '').strip(),
             tuple(sec.get('sets', '').split()))
     return flavors
+
+
+def check_default(path, name, rule, config_lines, boot):
+    """A flavor's boot_knobs must agree with its revision's `default`."""
+    if rule is None or boot.get(rule.knob, 'absent') == 'absent':
+        return
+    want = rule.boot_value(config_lines)
+    if want is not None and boot[rule.knob] != str(want):
+        raise HarnessError(
+            f'{path} [{name}]: boot_knobs says {rule.knob}={boot[rule.knob]}'
+            f', but {rule.name}/{rev_mod.FILE} says default = '
+            f'{rule.default} (boot value {want} with this config)')
 
 
 DEFAULT_SET = 'default'

@@ -50,6 +50,16 @@ class Revision:
     doc: str
     log_text: str       # format with {comm}, {fsuid}, {owner}; '' for none
     directory: str = 'walk'     # DIRECTORIES
+    default: str = ''   # the knob at boot: on, off, or CONFIG_X (on when
+    #                     the flavor sets X); '' says nothing
+
+    def boot_value(self, config_lines):
+        """The knob's boot value its `default` says, or None."""
+        if not self.default:
+            return None
+        on = (self.default == 'on' if self.default in ('on', 'off')
+              else option_set(self.default, config_lines))
+        return self.protect if on else 1 - self.protect
 
     @property
     def knob(self):
@@ -126,6 +136,11 @@ def load(name, top):
         raise HarnessError(f'{path}: directory = walk, but an LSM hook gets '
                            f'no nameidata: it can judge only the link\'s '
                            f'd_parent (directory = parent)')
+    default = sec.get('default', '').strip()
+    if default and default not in ('on', 'off') and \
+            not default.startswith('CONFIG_'):
+        raise HarnessError(f'{path}: default = {default!r}; on, off, or the '
+                           f'Kconfig option that turns it on (CONFIG_...)')
     if not vals['call'].endswith('('):
         raise HarnessError(f'{path}: call = {vals["call"]!r}; a function '
                            f'call as pick_link() spells it, e.g. foo(')
@@ -135,7 +150,8 @@ def load(name, top):
                     knob_path=vals['knob_path'],
                     protect=int(vals['protect']),
                     polarity=vals['polarity'], doc=vals['doc'],
-                    log_text=vals['log_text'], directory=directory)
+                    log_text=vals['log_text'], directory=directory,
+                    default=default)
 
 
 def option_set(option, config_lines):
