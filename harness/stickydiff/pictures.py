@@ -55,6 +55,28 @@ def heat(files):
     return out
 
 
+RULE_DECIDERS = ("own rule", "mainline protected_symlinks")
+
+
+def other_refusals(files, checks):
+    """{decider: refusals in the row with most of them} for the heatmap's
+    refused follows that no symlink rule decided (the model's decider,
+    e.g. DAC on a directory of the target's path)."""
+    per = {}
+    for flavor, result in files.items():
+        preds = checks[flavor].predictions if flavor in checks else {}
+        for key, case in result.cases.items():
+            if not counts_case(case) or case["ret"] == 0:
+                continue
+            pred = preds.get(key)
+            decider = pred.decider if pred is not None else "unpredicted"
+            if decider in RULE_DECIDERS:
+                continue
+            row = per.setdefault(decider, {})
+            row[(flavor, key[0])] = row.get((flavor, key[0]), 0) + 1
+    return {d: max(rows.values()) for d, rows in per.items()}
+
+
 def _colour(share, top):
     """White (none refused) to dark red (the map's largest share)."""
     if share is None:

@@ -96,9 +96,23 @@ def picture(analysis, shown):
         ["Share of link follows refused, per flavor, setting and link"
          " position: every open O_RDONLY through a link whose control (the"
          " same open without the link) succeeded, all directories, owners"
-         " and followers of the suite (", Mark("observed"), ")."],
+         " and followers of the suite (", Mark("observed"), ")."]
+        + _other_refusals_text(analysis),
         [doc.Table(header, rows)]))
     return section
+
+
+def _other_refusals_text(analysis):
+    """Why a row with every protection off still shows refusals."""
+    other = pictures.other_refusals(analysis.files, analysis.checks)
+    if not other:
+        return []
+    parts = ", ".join("%d by %s" % (n, d) for d, n in sorted(other.items()))
+    return [" Not every refusal is a symlink rule's: up to %s per row"
+            " (the model's decider, " % parts, Mark("inferred"),
+            "; DAC search: a directory on the path through the link that the"
+            " follower may not search), which is why a row with every"
+            " protection off is not white."]
 
 
 def _where(top, series, markers):
