@@ -27,11 +27,8 @@ RACE_TRIES ?= 20000
 .PHONY: all deps kernels kernel guest smoke suite posted-check unit check \
 	attack bench reviewer-path static-check stress clean
 
-all: deps kernels guest
-	$(STICKY) suite $(FLAVOR)
-	$(STICKY) attack $(FLAVOR)
-	$(STICKY) range-diff
-	$(MAKE) --no-print-directory report
+all:
+	@PYTHON=$(PYTHON) FLAVOR=$(FLAVOR) bash harness/make-all.sh
 
 deps:
 	@sh harness/deps.sh
