@@ -546,13 +546,43 @@ static int make_fixture(const struct fixture *f)
 	return f->mounted ? make_mount_roots(f, l, m) : 0;
 }
 
+/* Writes the plan's map to pid's uid_map and gid_map and reads each
+ * back; on a failure returns -1 and says why. */
+static int write_maps(pid_t pid, char *why, size_t n)
+{
+	const char *which[2] = { "uid_map", "gid_map" };
+	char path[64], text[64], back[256];
+	unsigned int a, b, c;
+	int i, got;
+
+	snprintf(text, sizeof(text), "%u %u %u\n", map_in, map_out,
+		 map_count);
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/%s", pid, which[i]);
+		if (write_file(path, text)) {
+			snprintf(why, n, "write %s: %s", path, errname(errno));
+			return -1;
+		}
+		got = open(path, O_RDONLY | O_CLOEXEC);
+		if (got < 0 || read(got, back, sizeof(back) - 1) <= 0 ||
+		    sscanf(back, "%u %u %u", &a, &b, &c) != 3 ||
+		    a != map_in || b != map_out || c != map_count) {
+			if (got >= 0)
+				close(got);
+			snprintf(why, n, "%s does not read back as written",
+				 path);
+			return -1;
+		}
+		close(got);
+	}
+	return 0;
+}
+
 /* A user namespace with the plan's map: returns an fd of it. */
 static int make_userns(void)
 {
-	char path[64], text[64], back[256];
-	int ready[2], hold[2], fd, i, got = 0;
-	unsigned int a, b, c;
-	const char *which[2] = { "uid_map", "gid_map" };
+	char path[64], why[WHY];
+	int ready[2], hold[2], fd;
 	pid_t pid;
 	char ch = 0;
 
@@ -580,25 +610,10 @@ static int make_userns(void)
 		setup_fail("the child could not unshare(CLONE_NEWUSER)");
 		goto out;
 	}
-	snprintf(text, sizeof(text), "%u %u %u\n", map_in, map_out,
-		 map_count);
-	for (i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), "/proc/%d/%s", pid, which[i]);
-		if (write_file(path, text)) {
-			setup_fail("write %s", path);
-			goto out;
-		}
-		got = open(path, O_RDONLY | O_CLOEXEC);
-		if (got < 0 || read(got, back, sizeof(back) - 1) <= 0 ||
-		    sscanf(back, "%u %u %u", &a, &b, &c) != 3 ||
-		    a != map_in || b != map_out || c != map_count) {
-			if (got >= 0)
-				close(got);
-			errno = 0;
-			setup_fail("%s does not read back as written", path);
-			goto out;
-		}
-		close(got);
+	if (write_maps(pid, why, sizeof(why))) {
+		errno = 0;
+		setup_fail("%s", why);
+		goto out;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -1138,9 +1153,8 @@ static int limit_mount2(const struct limit *L, char *got, size_t n,
  * (fsuidgid_has_mapping()). So no tmpfs inode has an unmappable owner. */
 static int limit_tmpfs(char *got, size_t n, char *why, size_t wn)
 {
-	char path[64], text[64], ch = 0;
-	int ready[2], go[2], out[2], i, err = -1, status;
-	const char *which[2] = { "uid_map", "gid_map" };
+	char ch = 0;
+	int ready[2], go[2], out[2], err = -1, status;
 	pid_t pid;
 
 	if (pipe2(ready, O_CLOEXEC) || pipe2(go, O_CLOEXEC) ||
@@ -1171,15 +1185,8 @@ static int limit_tmpfs(char *got, size_t n, char *why, size_t wn)
 		snprintf(why, wn, "the child could not unshare");
 		goto out;
 	}
-	snprintf(text, sizeof(text), "%u %u %u\n", map_in, map_out,
-		 map_count);
-	for (i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), "/proc/%d/%s", pid, which[i]);
-		if (write_file(path, text)) {
-			snprintf(why, wn, "write %s: %s", path, errname(errno));
-			goto out;
-		}
-	}
+	if (write_maps(pid, why, wn))
+		goto out;
 	if (write(go[1], &ch, 1) != 1 ||
 	    read(out[0], &err, sizeof(err)) != sizeof(err))
 		snprintf(why, wn, "the child did not mount or report");
