@@ -33,7 +33,7 @@ MAINLINE_KNOBS = (
     ('protected_fifos', '/proc/sys/fs/protected_fifos', 0),
     ('protected_regular', '/proc/sys/fs/protected_regular', 0),
 )
-GUEST_KNOBS = '/etc/sticky/knobs'     # common/guest.h KNOBS_PATH
+GUEST_KNOBS = '/etc/sticky/knobs'     # common/lib/guest.h KNOBS_PATH
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from flavors import HARNESS
 import revision
 from stages import HarnessError
 
-INIT_SRC = os.path.join(HARNESS, 'guest', 'init.c')
+INIT_SRC = os.path.join(flavors.TOP, 'common', 'init', 'init.c')
 CFLAGS = ['-static', '-O2', '-Wall', '-Wextra', '-Werror']
 
 

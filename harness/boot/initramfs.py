@@ -1,6 +1,6 @@
 """Writes the guest initramfs (cpio newc, gzip) without external tools.
 
-Contents: /init (harness/guest/init.c), /bin/busybox and its /bin/sh link,
+Contents: /init (common/init/init.c), /bin/busybox and its /bin/sh link,
 every program in build/guest/, and a /dev/console node for early output.
 append() adds a second, small archive of data files (the kernel unpacks
 concatenated archives), e.g. a flavor's expectations.

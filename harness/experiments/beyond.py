@@ -1,7 +1,7 @@
 """Issue 6, beyond the patch: the /tmp symlink attack run for real, per-user
 /tmp as the alternative, and the cost of the check.
 
-The guest side is common/sticky-attack.c and common/sticky-bench.c; this
+The guest side is common/programs/attack.c and common/programs/bench.c; this
 module boots them (boot/run.py), judges their records and writes
 build/results/beyond.json, build/results/bench.json and build/results/beyond.md
 (`make bless` copies it to results/beyond.md).

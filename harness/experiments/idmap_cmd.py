@@ -3,7 +3,7 @@
 For each flavor: the host predicts every case from the flavor's rule
 (idmapcases.py), makes a 4 MiB ext4 image (mkfs.ext4, no root needed), and
 boots the flavor (TCG, hard timeout) with an initramfs of its own: the
-usual one plus /etc/idmap.plan and /idmap.img. The guest (common/idmap.c)
+usual one plus /etc/idmap.plan and /idmap.img. The guest (common/programs/idmap.c)
 mounts the image plain and idmapped, runs the plan and prints KTAP; the
 host re-judges its records (idmapjudge.py) and writes
 build/results/<flavor>.idmap.json, then the report's section
@@ -70,7 +70,7 @@ def make_image(path, size='4M', fixtures=()):
 
 
 def debugfs_commands(fixtures):
-    """debugfs's commands laying out each fixture as common/idmap.c would:
+    """debugfs's commands laying out each fixture as common/programs/idmap.c would:
     the directory (mode, owner) holding l -> ../t/f and m -> ../t."""
     out = []
     for f in fixtures:
@@ -188,7 +188,7 @@ def cmd_idmap(args):
     outdir = os.path.join(args.build_dir, 'results')
     with BuildLock(args.build_dir, wait=not args.no_wait):
         t0 = time.monotonic()
-        guest.build_program(args.build_dir, 'idmap', 'common/idmap.c')
+        guest.build_program(args.build_dir, 'idmap', 'common/programs/idmap.c')
         failed = boot_run.failures(chosen,
                                    lambda f: run_one(args, f, outdir))
         if not args.as_rule:

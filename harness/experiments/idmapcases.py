@@ -186,7 +186,7 @@ CASES = (
 @dataclass(frozen=True)
 class Limit:
     """A shape 6.1 lets nobody make, tried once per boot: what 6.1's code
-    answers (ret, result) and why (common/idmap.c runs it)."""
+    answers (ret, result) and why (common/programs/idmap.c runs it)."""
     id: str
     fixture: Fixture
     expect: tuple
@@ -322,7 +322,7 @@ def expectations(rule, setting_list, cases=CASES, idmap=MAP):
 
 def plan_text(flavor, rule, setting_list, cases=CASES, idmap=MAP,
               limits=LIMITS):
-    """The guest's plan (common/idmap.c reads it)."""
+    """The guest's plan (common/programs/idmap.c reads it)."""
     lines = [f'# {flavor}: rule {rule} (harness/experiments/idmapcases.py)',
              'map ' + ' '.join(str(x) for x in idmap)]
     for mount in ('plain', 'idmap'):

@@ -1,6 +1,6 @@
 """Re-judges the guest's idmap records on the host (issue 11).
 
-The guest (common/idmap.c) already compares each case with the plan; the
+The guest (common/programs/idmap.c) already compares each case with the plan; the
 host does it again from its own prediction (idmapcases.py), never
 from the guest's `expect_*` fields, and checks every precondition the
 record carries: the knobs read back as written, the follower's ids, the

@@ -1,7 +1,7 @@
 """sticky.py race: the rename race, judged per placement (issue 26).
 
 Window mode (default): boots each race flavor (flavors.ini: a flavor plus
-harness/fixtures/race-window) and runs common/sticky-race.c in it: N
+harness/fixtures/race-window) and runs common/programs/race.c in it: N
 trials per link position, fs.protected_symlinks value and renamed or
 control. Every trial is judged against racecases.predict() from the
 flavor's data; the flavor passes when every trial came out as predicted
@@ -148,7 +148,7 @@ def cmd_race(args):
     with BuildLock(args.build_dir, wait=not args.no_wait):
         t0 = time.monotonic()
         guest.build_program(args.build_dir, 'sticky-race',
-                            'common/sticky-race.c')
+                            'common/programs/race.c')
         def one(f):
             if not args.free:
                 return window_one(args, f, outdir)

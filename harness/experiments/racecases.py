@@ -1,6 +1,6 @@
 """The rename race: what each placement predicts, and the judging.
 
-The layout and the trials are common/sticky-race.c's: root follows a link
+The layout and the trials are common/programs/race.c's: root follows a link
 owned by A (uid 1000) in root's 1777 directory R/sticky, the trailing link
 R/sticky/l or the intermediate link R/sticky/m in R/sticky/m/f, while A
 renames the link into A's own 0755 directory R/own. In window mode the

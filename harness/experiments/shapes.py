@@ -127,7 +127,7 @@ def section(objs, when, pairs=None):
            'placements differ by construction (docs/porting.md): an LSM '
            'hook gets the link\'s dentry and inode, no vfsmount and no '
            'nameidata. Each flavor boots once with a small ext4 image '
-           '(`sticky.py idmap`, common/idmap.c): an idmapped mount of it '
+           '(`sticky.py idmap`, common/programs/idmap.c): an idmapped mount of it '
            '(docs/idmapped-mounts.md), fixtures whose on-disk owner is '
            '4294967295 (INVALID_UID, laid out with debugfs), and links '
            'that are mount roots (`open_tree(OPEN_TREE_CLONE | '

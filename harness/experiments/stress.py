@@ -1,6 +1,6 @@
 """sticky.py stress and static-check: the reliability checks (issue 7).
 
-stress boots each flavor with -smp 2 and runs common/stress.c in it:
+stress boots each flavor with -smp 2 and runs common/programs/stress.c in it:
 followers open and stat through trailing and intermediate links in a sticky
 directory as uids 0, 1000 and 1001 while other processes rename the links
 and the directory, chmod it between 1777 and 0755, lchown the links and

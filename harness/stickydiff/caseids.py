@@ -2,11 +2,12 @@
 
 The committed results/expected/<flavor>.json keep one line per case id
 (regress.expected_form); the params the model needs are fixed by the id,
-because the suite derives them from it: common/matrix.c (the axes and
-case_id()), common/layout.c (where each link lives, which links a
+because the suite derives them from it: common/lib/matrix.c (the axes and
+case_id()), common/lib/layout.c (where each link lives, which links a
 no-follow op still follows, which directory needs search permission) and
-common/runner.c (what it writes).  This module is the Python mirror of
-those three, so `make report` works from a fresh clone without a kernel.
+common/suite/runner.c (what it writes).  The axes and their rows are
+common/lib/cases.def's (table.py); this module rebuilds a case from them as
+those three do, so `make report` works from a fresh clone without a kernel.
 tests/test_caseids.py checks it against the suite's own records.
 """
 
@@ -14,47 +15,21 @@ from functools import lru_cache
 
 from .flavors import UIDS
 
-MOUNT_OF_GROUP = {"m": "strictatime", "p": "strictatime",
-                  "o": "strictatime", "n": "nosymfollow"}
-GROUP_NAMES = {"m": "matrix", "p": "positions", "o": "ops", "n": "mounts"}
-POSITIONS = {"trail": "trailing", "rel": "trailing-rel",
-             "inter": "intermediate", "dotdot": "dotdot", "chain": "chain",
-             "chain2ns": "chain-2ns", "chain1ns": "chain-1ns",
-             "chaininter": "chain-inter", "sub": "subdir-ns",
-             "chainx": "chain-xdir", "byowner": "trailing-byowner"}
-# common/matrix.c follower_ids: ruid, euid, suid, fsuid; gids the same.
-FOLLOWERS = {"root": (0, 0, 0, 0), "A": (1000, 1000, 0, 1000),
-             "B": (1001, 1001, 0, 1001), "euid0-fsuidA": (0, 0, 0, 1000),
-             "euidA-fsuid0": (1000, 1000, 0, 0),
-             "setuid-fsuidA": (1000, 0, 0, 1000),
-             "setuid-exec": (1000, 0, 0, 0)}
-# op_info[].nofollow: the op does not follow the trailing link.
-NOFOLLOW_OPS = frozenset({"open_creat_excl", "open_nofollow", "lstat",
-                          "readlink", "rename", "unlink",
-                          "faccessat_nofollow", "utimensat_nofollow",
-                          "fchownat_nofollow"})
-OPS = frozenset({
-    "open_rdonly", "open_wronly", "open_rdwr", "open_creat",
-    "open_creat_excl", "open_nofollow", "open_path", "open_directory",
-    "openat2_no_symlinks", "stat", "lstat", "access", "faccessat_eaccess",
-    "chdir", "truncate", "chmod", "chown", "utimensat", "readlink",
-    "linkat_follow", "execve", "rename", "unlink",
-    "open_nonblock_directory", "openat_dirfd", "faccessat_nofollow",
-    "utimensat_nofollow", "fchownat_nofollow", "open_bindmount",
-    "openat2_cached", "tmpfile_linkat"})
-# op_info[].through: the op names a file under the link (TMPFILE_NAME), so
-# the walk follows the link as an intermediate one.
-THROUGH_OPS = frozenset({"tmpfile_linkat"})
-TARGETS = frozenset({"file-root", "file-A", "file-B", "dir", "dangling",
-                     "script-A", "dir-ww"})
-# The non-sticky 0777 root dir `ns` of the chain positions.
-NS_DIR = ("0777", "root")
-# chain-xdir's second link: root's, in B's 1777 dir.
-XDIR_LINK = ("1777", "B", "root")
-# Positions whose path names the link itself (layout.c on_link).
-ON_LINK = frozenset({"trailing", "trailing-rel", "chain", "chain-2ns",
-                     "chain-1ns", "subdir-ns", "chain-xdir",
-                     "trailing-byowner"})
+from .table import TABLE, ops_with
+
+GROUP_NAMES = {short: name for name, short, _ in TABLE.groups}
+MOUNT_OF_GROUP = {short: mount for _, short, mount in TABLE.groups}
+POSITIONS = {p.short: p.name for p in TABLE.positions.values()}
+FOLLOWERS = {f.name: f.ids for f in TABLE.followers.values()}
+NOFOLLOW_OPS = frozenset(n for n, op in TABLE.ops.items() if op.nofollow)
+OPS = frozenset(TABLE.ops)
+THROUGH_OPS = ops_with("through")
+TARGETS = frozenset(TABLE.targets)
+ON_LINK = frozenset(n for n, p in TABLE.positions.items()
+                    if "on_link" in p.flags)
+# The link directories other than the case's own (cases.def LD_*).
+NS_DIR = ("0777", "root")          # the non-sticky 0777 root dir ns
+XDIR = ("1777", "B")               # B's 1777 dir
 
 
 class CaseIdError(ValueError):
@@ -104,17 +79,13 @@ def _link(dir_mode, dir_owner, owner, kind):
 def _links(axes):
     """layout.c: the links the walk follows, in order, before no-follow."""
     here = (axes["dir_mode"], axes["dir_owner"])
-    pos, owner = axes["position"], axes["link_owner"]
-    dirs = {"trailing": [here], "trailing-rel": [here],
-            "trailing-byowner": [here],
-            "intermediate": [here], "dotdot": [here],
-            "chain": [here, here], "chain-inter": [here, here],
-            "chain-2ns": [here, NS_DIR], "chain-1ns": [NS_DIR, here],
-            "subdir-ns": [("0777", axes["dir_owner"])],
-            "chain-xdir": [here, XDIR_LINK[:2]]}[pos]
-    owners = [owner, XDIR_LINK[2] if pos == "chain-xdir" else owner]
-    kind = ("intermediate" if pos in ("intermediate", "dotdot",
-                                      "chain-inter")
+    row = TABLE.positions[axes["position"]]
+    place = {"here": here, "ns": NS_DIR, "xdir": XDIR,
+             "sub": ("0777", axes["dir_owner"])}
+    dirs = [place[d] for d in row.dirs]
+    owner = axes["link_owner"]
+    owners = [owner, row.second_owner or owner]
+    kind = ("intermediate" if row.kind == "intermediate"
             or axes["op"] in THROUGH_OPS else "trailing")
     links = [_link(mode, downer, link_owner, kind)
              for (mode, downer), link_owner in zip(dirs, owners)]
@@ -203,3 +174,66 @@ def expand(data):
     cases.sort(key=lambda c: (c["setting"], c["id"]))
     out["cases"] = cases
     return out
+
+
+def case_ids(quick=False):
+    """Every case id of a suite run (`--quick` with quick), in the suite's
+    order: common/lib/matrix.c matrix_generate() over cases.def's rows."""
+    t = TABLE
+    core_op = next(n for n, op in t.ops.items() if "core" in op.flags)
+    core_pos = next(n for n, p in t.positions.items() if "core" in p.flags)
+    short = {name: s for name, s, _ in t.groups}
+    pshort = {n: p.short for n, p in t.positions.items()}
+
+    def want(flags, need):
+        return need <= flags
+
+    fol = frozenset({"plain"}) if quick else frozenset()
+    followers = [n for n, f in t.followers.items() if want(f.flags, fol)]
+    plain = [n for n, f in t.followers.items() if "plain" in f.flags]
+
+    def cid(group, mode, downer, lowner, target, follower, pos, op):
+        return (f"{short[group]}/d{mode}-{downer}/l{lowner}/t{target}/"
+                f"f{follower}/{pshort[pos]}/{op}")
+
+    def cross(group, target, pos, op, fols):
+        byowner = "byowner" in t.positions[pos].flags
+        for mode, downer, flags in t.rep_dirs:
+            if (quick and "quick" not in flags) or (
+                    byowner and "byowner" not in flags):
+                continue
+            for lowner in t.owners:
+                for follower in fols:
+                    yield cid(group, mode, downer, lowner, target, follower,
+                              pos, op)
+
+    for mode, flags in t.dir_modes:
+        if quick and "quick" not in flags:
+            continue
+        for downer in t.owners:
+            if quick and "quick" not in t.owner_flags[downer]:
+                continue
+            for lowner in t.owners:
+                for target, row in t.targets.items():
+                    if "core" not in row.flags:
+                        continue
+                    for follower in followers:
+                        yield cid("matrix", mode, downer, lowner, target,
+                                  follower, core_pos, core_op)
+    probes = [n for n, op in t.ops.items() if "inter_probe" in op.flags]
+    for pos, row in t.positions.items():
+        if pos == core_pos:
+            continue
+        yield from cross("positions", row.target, pos, core_op, followers)
+        if row.kind == "intermediate":
+            for op in probes:
+                yield from cross("positions", row.target, pos, op,
+                                 followers)
+    for op, row in t.ops.items():
+        if op == core_op:
+            continue
+        yield from cross("ops", row.target, core_pos, op,
+                         plain if "plain_followers" in row.flags
+                         else followers)
+    for pos, op, target in t.mount_cases:
+        yield from cross("mounts", target, pos, op, plain)

@@ -108,7 +108,7 @@ def expected_message(flavor, comm, fsuid, owner):
                                                  owner=owner)
 
 
-# The suite's log probe (common/kmsg.c): B's fsuid opens O_RDONLY a trailing
+# The suite's log probe (common/suite/kmsg.c): B's fsuid opens O_RDONLY a trailing
 # link owned by A in a root-owned 1777 directory; the target (0666) is
 # readable. Its real uid is 1002 and its euid 0, so a message that printed
 # either instead of the fsuid (or the follower instead of the link's owner)
@@ -125,7 +125,7 @@ LOG_PROBE = {
 }
 
 
-# The task name each log probe runs under (common/kmsg.c).
+# The task name each log probe runs under (common/suite/kmsg.c).
 LOG_COMMS = {"single": "stickyprobe", "burst": "stickyburst",
              "both": "stickyboth", "release": "stickyrelease"}
 

@@ -28,22 +28,30 @@ from .control import (CHOWN_UID, CHOWN_UID_DEFAULT, REAL_ID_OPS,
                       ControlError, predict_control)
 from .flavors import (FLAVORS, MAINLINE_KNOB, STAGE_LSM_2010, STAGE_LSM_61,
                       STAGE_VFS, UIDS)
+from .table import TABLE, ops_with
 
 S_ISVTX = 0o1000
 S_IWOTH = 0o0002
 
-LINK_SELF_OPS = ("unlink", "rename", "readlink", "lstat",
-                 "faccessat_nofollow", "utimensat_nofollow",
-                 "fchownat_nofollow")
+# What an op does to the link its path names (cases.def OP: on the link):
+# these act on the link in its directory; "eloop" and "eexist" answer so
+# when they do not follow it.
+LINK_SELF = ("stat", "read", "delete", "times", "chown")
+LINK_SELF_OPS = frozenset(n for n, op in TABLE.ops.items()
+                          if op.on_link in LINK_SELF)
+NOT_FOLLOWED = {"eloop": ("ELOOP", "O_NOFOLLOW on the link"),
+                "eexist": ("EEXIST", "O_CREAT|O_EXCL on the link")}
 
 # Ops that walk a noatime bind mount of the sticky dirs' file system
-# (common/layout.c via_bind): following a link there touches no atime.
-NOATIME_OPS = frozenset({"open_bindmount", "openat2_cached"})
+# (common/lib/layout.c via_bind): following a link there touches no atime.
+NOATIME_OPS = ops_with("bind")
 # openat2(RESOLVE_CACHED): an RCU-only walk.  Every rule answers -ECHILD
 # where it would refuse in RCU-walk mode (to log in ref-walk), and
 # LOOKUP_CACHED turns the ref-walk retry into -EAGAIN (path_init()), so a
 # refusal by a rule is EAGAIN, unlogged; DAC refuses in RCU-walk itself.
-RCU_ONLY_OPS = frozenset({"openat2_cached"})
+RCU_ONLY_OPS = ops_with("rcu_only")
+# RESOLVE_NO_SYMLINKS: every link is ELOOP.
+NOSYMS_OPS = ops_with("nosyms")
 
 # Porting artifacts (6.1's LSM hook sits later than in 2010).
 ARTIFACT_ELOOP = "artifact: ELOOP before LSM hook"
@@ -56,8 +64,8 @@ DAC_SEARCH = "DAC search"
 DAC_WRITE = "DAC write+search"
 STICKY_DELETE = "sticky deletion rule"
 ELOOP_RULE = "nosymfollow/RESOLVE_NO_SYMLINKS"
-NOFOLLOW = "O_NOFOLLOW on the link"
-EXCL = "O_CREAT|O_EXCL on the link"
+NOFOLLOW = NOT_FOLLOWED["eloop"][1]
+EXCL = NOT_FOLLOWED["eexist"][1]
 CONTROL = "control (target op)"
 LINK_OP = "op on the link"
 
@@ -153,7 +161,7 @@ def _no_symlinks(params):
     if isinstance(resolve, list):
         resolve = " ".join(resolve)
     return ("no_symlinks" in str(resolve).lower()
-            or "no_symlinks" in params["op"])
+            or params["op"] in NOSYMS_OPS)
 
 
 class _Walk:
@@ -250,8 +258,9 @@ def _link_self(walk, params):
     its directory; a symlink's mode is 0777, so faccessat(R_OK,
     AT_SYMLINK_NOFOLLOW) grants everyone who can search the directory."""
     op = params["op"]
+    on_link = TABLE.ops[op].on_link
     fsuid = walk.fsuid
-    if op in ("unlink", "rename"):
+    if on_link == "delete":
         mode = int(params["dir_mode"], 8)
         dir_uid = uid_of(params["dir_owner"])
         dir_gid = params.get("dir_gid", dir_uid)
@@ -262,18 +271,18 @@ def _link_self(walk, params):
             return walk.result("EPERM", STICKY_DELETE)
         return Prediction(0, "0", walk.atime, LINK_OP,
                           artifacts=tuple(walk.artifacts))
-    if op in ("utimensat_nofollow", "fchownat_nofollow"):
+    if on_link in ("times", "chown"):
         # an explicit mtime (the owner or CAP_FOWNER), a chown to the
         # uid that runner.c gives (the owner keeping its uid, or CAP_CHOWN)
         link_uid = uid_of(params["link_owner"])
         new_uid = CHOWN_UID.get(params["target"], CHOWN_UID_DEFAULT)
-        owner_ok = fsuid == link_uid and (op == "utimensat_nofollow"
+        owner_ok = fsuid == link_uid and (on_link == "times"
                                           or new_uid == link_uid)
         if not (owner_ok or fsuid == 0):
             return walk.result("EPERM", LINK_OP)
         return Prediction(0, "0", walk.atime, LINK_OP,
                           artifacts=tuple(walk.artifacts))
-    atime = True if op == "readlink" else walk.atime
+    atime = True if on_link == "read" else walk.atime
     return Prediction(0, "0", atime, LINK_OP, artifacts=tuple(walk.artifacts))
 
 
@@ -289,11 +298,10 @@ def predict(case, config):
     op = params["op"]
     if op in LINK_SELF_OPS:
         return _link_self(walk, params)
-    if not params.get("follows", True):
-        if "nofollow" in op:
-            return walk.result("ELOOP", NOFOLLOW)
-        if "excl" in op:
-            return walk.result("EEXIST", EXCL)
+    if not params.get("follows", True) and op in TABLE.ops:
+        answer = NOT_FOLLOWED.get(TABLE.ops[op].on_link)
+        if answer:
+            return walk.result(*answer)
     try:
         control = predict_control(params)
     except ControlError as err:

@@ -1,4 +1,4 @@
-"""The log probes as one ratelimit interval (common/kmsg.c).
+"""The log probes as one ratelimit interval (common/suite/kmsg.c).
 
 printk_ratelimited() keeps one state per call site: from its first call
 on it lets RATELIMIT_BURST messages through in an interval of 5 s and

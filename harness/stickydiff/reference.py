@@ -25,7 +25,7 @@ ASSUMPTIONS = [
     " a burst may print 1..10 messages (printk_ratelimited).",
     "results read from the compact committed form (results/expected) get"
     " their params from the case id (stickydiff/caseids.py, the mirror of"
-    " common/matrix.c and common/layout.c).",
+    " common/lib/matrix.c and common/lib/layout.c).",
 ]
 
 

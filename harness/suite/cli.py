@@ -192,7 +192,7 @@ GROUP_PREFIX = {'matrix': 'm/', 'positions': 'p/', 'ops': 'o/',
 
 def missing_cases(cases, suite_args=()):
     """None when every setting ran exactly the matrix's ids (the host's
-    mirror of common/matrix.c; --quick's and --only's subsets too), else
+    mirror of common/lib/matrix.c; --quick's and --only's subsets too), else
     what differs: a guest binary older than its sources runs other cases
     than the ones judged here."""
     args = list(suite_args)

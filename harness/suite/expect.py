@@ -1,13 +1,13 @@
 """The expected outcome of every suite case, written before a boot.
 
-The guest suite (common/runner.c) judges each case it runs against this
+The guest suite (common/suite/runner.c) judges each case it runs against this
 file, so that its KTAP "ok" means "behaved as the rule says" and not only
 "recorded without a self-check error". Every expectation comes from the
 differ's rule model (harness/stickydiff/model.py and control.py) applied to
 the case's params rebuilt from its id (stickydiff/caseids.py) and to the
 knobs each setting writes, never from an observation of a run.
 
-Format (common/expect.c reads it; the initramfs holds it as
+Format (common/lib/expect.c reads it; the initramfs holds it as
 /etc/sticky/expect.txt):
 
     sticky-expect 1
@@ -40,45 +40,6 @@ from stickydiff.model import (ARTIFACT_ATIME, ARTIFACT_ELOOP, ModelError,
 FORMAT = 1
 GUEST_PATH = '/etc/sticky/expect.txt'
 
-# common/matrix.c, in its order: the mirror of matrix_generate() (full
-# run, not --quick) and case_id(). common/unit_test.c pins the same ids
-# with an FNV-1a digest; tests/test_expect.py checks this one against it.
-DIR_MODES = ('1777', '0777', '1755', '0755', '1733', '1770', '1707')
-OWNERS = ('root', 'A', 'B')
-TARGETS = ('file-root', 'file-A', 'file-B', 'dir', 'dangling', 'script-A',
-           'dir-ww')
-FOLLOWERS = ('root', 'A', 'B', 'euid0-fsuidA', 'euidA-fsuid0',
-             'setuid-fsuidA', 'setuid-exec')
-POSITIONS = ('trail', 'rel', 'inter', 'dotdot', 'chain', 'chain2ns',
-             'chain1ns', 'chaininter', 'sub', 'chainx', 'byowner')
-INTER_POSITIONS = ('inter', 'dotdot', 'chaininter')
-# op_info[]: name and the target of the ops group.
-OPS = (('open_rdonly', 'file-A'), ('open_wronly', 'file-A'),
-       ('open_rdwr', 'file-A'), ('open_creat', 'dangling'),
-       ('open_creat_excl', 'file-A'), ('open_nofollow', 'file-A'),
-       ('open_path', 'file-A'), ('open_directory', 'dir'),
-       ('openat2_no_symlinks', 'file-A'), ('stat', 'file-A'),
-       ('lstat', 'file-A'), ('access', 'file-A'),
-       ('faccessat_eaccess', 'file-A'), ('chdir', 'dir'),
-       ('truncate', 'file-A'), ('chmod', 'file-A'), ('chown', 'file-A'),
-       ('utimensat', 'file-A'), ('readlink', 'file-A'),
-       ('linkat_follow', 'file-A'), ('execve', 'script-A'),
-       ('rename', 'file-A'), ('unlink', 'file-A'),
-       ('open_nonblock_directory', 'dir'), ('openat_dirfd', 'file-A'),
-       ('faccessat_nofollow', 'file-A'), ('utimensat_nofollow', 'file-A'),
-       ('fchownat_nofollow', 'file-A'), ('open_bindmount', 'file-A'),
-       ('openat2_cached', 'file-A'), ('tmpfile_linkat', 'dir-ww'))
-REP_DIRS = (('1777', 'root'), ('1777', 'A'), ('0777', 'root'),
-            ('1770', 'A'))
-REP_DIRS_QUICK = REP_DIRS[:1] + REP_DIRS[2:3]
-# byowner: B cannot make a link in 1770-A
-REP_DIRS_BYOWNER = REP_DIRS[:3]
-MOUNT_CASES = (('trail', 'open_rdonly', 'file-root'),
-               ('inter', 'open_rdonly', 'dir'),
-               ('trail', 'stat', 'file-root'),
-               ('trail', 'readlink', 'file-root'),
-               ('trail', 'openat2_no_symlinks', 'file-root'))
-
 # Tags of the artifacts the model knows; any other label gets a free one.
 TAGS = {ARTIFACT_ATIME: 'A', ARTIFACT_ELOOP: 'E'}
 
@@ -87,57 +48,10 @@ class ExpectError(ValueError):
     """No expectations can be written for this flavor."""
 
 
-def _id(group, mode, downer, lowner, target, follower, pos, op):
-    return (f'{group}/d{mode}-{downer}/l{lowner}/t{target}/f{follower}/'
-            f'{pos}/{op}')
-
-
-def _cross_rep(group, target, pos, op, followers, dirs=REP_DIRS):
-    for mode, downer in dirs:
-        for lowner in OWNERS:
-            for follower in followers:
-                yield _id(group, mode, downer, lowner, target, follower,
-                          pos, op)
-
-
 def case_ids(quick=False):
-    """Every case id of a suite run (`--quick` with quick), in the
-    suite's order."""
-    modes = DIR_MODES[:2] if quick else DIR_MODES
-    downers = OWNERS[:2] if quick else OWNERS
-    followers = FOLLOWERS[:3] if quick else FOLLOWERS
-    dirs = REP_DIRS_QUICK if quick else REP_DIRS
-    for mode in modes:
-        for downer in downers:
-            for lowner in OWNERS:
-                for target in TARGETS[:5]:
-                    for follower in followers:
-                        yield _id('m', mode, downer, lowner, target,
-                                  follower, 'trail', 'open_rdonly')
-    for pos in POSITIONS[1:]:
-        inter = pos in INTER_POSITIONS
-        target = 'dir' if inter else 'file-root'
-        yield from _cross_rep('p', target, pos, 'open_rdonly', followers,
-                              REP_DIRS_BYOWNER if pos == 'byowner' and
-                              not quick else dirs)
-        if inter:
-            yield from _cross_rep('p', target, pos, 'open_nofollow',
-                                  followers, dirs)
-    for op, target in OPS[1:]:
-        yield from _cross_rep('o', target, 'trail', op,
-                              FOLLOWERS[:3] if op == 'execve' else followers,
-                              dirs)
-    for pos, op, target in MOUNT_CASES:
-        yield from _cross_rep('n', target, pos, op, FOLLOWERS[:3], dirs)
-
-
-def fnv_digest(ids):
-    """common/unit_test.c's digest: FNV-1a 64 over each id and a newline."""
-    h = 14695981039346656037
-    for cid in ids:
-        for byte in cid.encode() + b'\n':
-            h = ((h ^ byte) * 1099511628211) & 0xffffffffffffffff
-    return h
+    """Every case id of a suite run, in the suite's order (the case table,
+    common/lib/cases.def, read by stickydiff/caseids.py)."""
+    return caseids.case_ids(quick)
 
 
 def settings(flavor):
@@ -209,7 +123,7 @@ def predictions(flavor, ids=None):
 
 def log_line(flavor):
     """'log single 1 burst 9 ...': the messages the log probes get, and the
-    release's ratelimit report (common/kmsg.c judges them)."""
+    release's ratelimit report (common/suite/kmsg.c judges them)."""
     knobs = dict(settings(flavor))
     want = ratelimit.plan(flavor, knobs.__getitem__,
                           _spec(flavor).knob is not None)
@@ -314,7 +228,7 @@ def mutate(body, setting, cid, new_token):
 def verdict(tok, res, atime, ctl):
     """'pass', 'xfail' or 'fail' of an observed outcome (result "ok" or
     the errno name, atime True/False/None, control "ok", the errno name or
-    None) against a token: the host's mirror of common/expect.c
+    None) against a token: the host's mirror of common/lib/expect.c
     expect_judge(), for tests and for reading a run's records."""
     if tok == '?':
         return 'fail'

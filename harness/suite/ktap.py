@@ -1,6 +1,6 @@
 """The suite's KTAP: its verdict, and kunit.py parse against the differ.
 
-The suite (common/main.c, runner.c) writes KTAP version 1: the sysctl and
+The suite (common/suite/main.c, runner.c) writes KTAP version 1: the sysctl and
 log tests, then one subtest per <setting>/<group> holding one result line
 per case, judged in the guest against the host's expectations
 (harness/suite/expect.py), and kselftest's totals line over the cases.

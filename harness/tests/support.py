@@ -207,7 +207,7 @@ RATELIMITED_IN = {"v1": "cap_inode_follow_link",
 
 
 def log_records(flavor):
-    """The suite's log probes (common/kmsg.c), by hand: single and burst
+    """The suite's log probes (common/suite/kmsg.c), by hand: single and burst
     under the log setting, 'both' (protected_symlinks=1 with the revision
     on: mainline refuses first and audits), and 'release' after the
     ratelimit's interval: 101 denials, 10 messages, 91 suppressed."""

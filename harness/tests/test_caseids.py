@@ -1,6 +1,6 @@
 """Case params rebuilt from case ids (stickydiff/caseids.py).
 
-Checked three ways: against hand-written records from common/layout.c,
+Checked three ways: against hand-written records from common/lib/layout.c,
 against the committed results of a real run (the model must explain
 every one of their cases with the rebuilt params, and compact -> full ->
 compact must give the file back), and, where one is present, against a
@@ -29,7 +29,7 @@ def link(mode, owner, link_owner, kind):
 
 
 class ByHandTest(unittest.TestCase):
-    """Records written from common/layout.c and runner.c by hand."""
+    """Records written from common/lib/layout.c and runner.c by hand."""
 
     def test_documented_example(self):
         # docs/result-format.md, "Case record".

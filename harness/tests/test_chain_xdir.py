@@ -1,6 +1,6 @@
 """chain-xdir: two sticky directories with different owners on one path.
 The first link is the case's, in the case's directory; it names a second
-link, root's, in B's 1777 directory (common/layout.c).  Each link must be
+link, root's, in B's 1777 directory (common/lib/layout.c).  Each link must be
 judged against its own directory: judged against the first one, root's
 second link would pass in every root-owned directory."""
 

@@ -4,7 +4,7 @@ control as a self-check; which cases can see a follow at all.
 The expected results below are written by hand from 6.1's permission
 rules (generic_permission(), may_open(), notify_change(), vfs_truncate(),
 do_linkat(), do_open_execat(), access_override_creds()) and the fixture
-of common/fixture.c, not produced by the predictor.
+of common/suite/fixture.c, not produced by the predictor.
 """
 
 import copy
@@ -26,7 +26,7 @@ from stickydiff.model import (CONTROL, STICKY_DELETE, config_for, predict)
 EXPECTED = os.path.join(os.path.dirname(support.HARNESS), "results",
                         "expected")
 
-# follower -> (ruid, fsuid); gids are the same numbers (common/matrix.c).
+# follower -> (ruid, fsuid); gids are the same numbers (common/lib/matrix.c).
 IDS = {"root": (0, 0), "A": (1000, 1000), "B": (1001, 1001),
        "euid0-fsuidA": (0, 1000), "euidA-fsuid0": (1000, 0),
        "setuid-fsuidA": (1000, 1000)}

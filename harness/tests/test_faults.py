@@ -6,7 +6,7 @@ fixture series and a fixture --flavors-file), and checks its message and
 exit status. Patch tests use a tiny fake "pristine" git repository whose
 Makefile stands in for kbuild, so they take a second. Boot tests need
 build/base/bzImage (symlinked into the temporary build directory) and the
-fixture guest programs of common/stress.mk; they are skipped, with the
+fixture guest programs of common/programs/stress.mk; they are skipped, with the
 reason, when the image is absent.
 """
 

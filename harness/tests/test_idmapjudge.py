@@ -1,6 +1,6 @@
 """harness/experiments/idmapjudge.py: the host re-judges the guest's idmap records.
 
-The records are built here by hand in the shape common/idmap.c writes;
+The records are built here by hand in the shape common/programs/idmap.c writes;
 each test spoils one thing the judge must catch.
 """
 

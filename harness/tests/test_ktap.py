@@ -1,7 +1,7 @@
 """harness/suite/ktap.py: a suite boot's verdict follows its KTAP, and the kernel
 tree's kunit.py parse counts what the differ counts.
 
-The fixture console is written here in the shape common/runner.c prints
+The fixture console is written here in the shape common/suite/runner.c prints
 (nested KTAP, one result per case, kernel lines in between) from the
 committed run of v3 (results/expected), judged against v3's expectations
 (harness/suite/expect.py) as the guest judges it. Where a real suite boot is in

@@ -117,7 +117,7 @@ class ArtifactTest(unittest.TestCase):
 
     def test_resolve_no_symlinks_like_nosymfollow(self):
         record = copy.deepcopy(support.SCENARIOS["inter-B"])
-        record["params"]["op"] = "openat2_resolve_no_symlinks"
+        record["params"]["op"] = "openat2_no_symlinks"
         config = config_for("v1-hook61", support.knobs("v1", "ps1-own1"))
         self.assertEqual(predict(record, config).errno, "ELOOP")
         for flavor in ("v1", "v3"):

@@ -1,5 +1,5 @@
 """The setuid-exec follower: A executed a setuid-root program, so the
-kernel set ruid 1000, euid = suid = fsuid 0 (common/setuid_exec.c).
+kernel set ruid 1000, euid = suid = fsuid 0 (common/suite/setuid_exec.c).
 The model must judge it as root wherever the fsuid decides, and as A
 where access(2) and faccessat() walk with the real ids."""
 

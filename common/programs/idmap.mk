@@ -4,6 +4,6 @@
 IDMAP_CFLAGS := -static -O2 -Wall -Wextra -Werror -std=gnu11
 EXTRA_PROGS += $(OUT)/idmap
 
-$(OUT)/idmap: $(TOP)/common/idmap.c $(TOP)/common/idmap.mk
+$(OUT)/idmap: $(TOP)/common/programs/idmap.c $(TOP)/common/programs/idmap.mk
 	@mkdir -p $(OUT)
 	$(CC) $(IDMAP_CFLAGS) -o $@ $<

@@ -99,27 +99,23 @@ int ensure_link(const struct link_mk *k, char *why, size_t n)
 	return ensure_link_raw(k->path, k->body, k->uid, k->by_owner, why, n);
 }
 
-static const char *const tfile[N_TARGET] = { "file-root", "file-A", "file-B", "dir", "missing",
-					     "script-A", "ww" };
-
 int check_target(int t, char *why, size_t n)
 {
 	char p[PATHMAX];
 	struct stat st;
-	snprintf(p, sizeof p, SCRATCH "/sa/t/%s", tfile[t]);
-	if (t == T_DANGLING) {
+	const struct target_row *r = &targets[t];
+	unsigned uid = owner_ids[r->owner], mode = r->mode;
+
+	snprintf(p, sizeof p, SCRATCH "/sa/t/%s", r->file);
+	if (r->node == NODE_ABSENT) {
 		if (lstat(p, &st) == 0 || errno != ENOENT)
 			FAIL("dangling target %s exists", p);
 		return 0;
 	}
-	if (t == T_DIR)
-		return check_dir(p, 0755, 0, why, n);
-	if (t == T_DIR_WW)
-		return check_dir(p, 0777, 0, why, n);
+	if (r->node == NODE_DIR)
+		return check_dir(p, mode, uid, why, n);
 	if (lstat(p, &st))
 		FAIL("lstat %s: %s", p, strerror(errno));
-	unsigned uid = t == T_FILE_A || t == T_SCRIPT_A ? 1000 : t == T_FILE_B ? 1001 : 0;
-	unsigned mode = t == T_SCRIPT_A ? 0755 : 0666;
 	if (!S_ISREG(st.st_mode) || (st.st_mode & 07777) != mode || st.st_uid != uid || st.st_gid != uid)
 		FAIL("target %s is %o %u:%u", p, st.st_mode, st.st_uid, st.st_gid);
 	return 0;
@@ -132,7 +128,7 @@ int fixture_setup(char *why, size_t n)
 	if (ensure_dir(SCRATCH, 0755, 0, why, n))
 		return -1;
 	for (int m = 0; m < N_MOUNT; m++) {
-		snprintf(p, sizeof p, SCRATCH "/%s", m == M_SA ? "sa" : "nf");
+		snprintf(p, sizeof p, SCRATCH "/%s", mount_dirs[m]);
 		mkdir(p, 0755);
 		if (mount("sticky-scratch", p, "tmpfs",
 			  MS_STRICTATIME | (m == M_NF ? MS_NOSYMFOLLOW : 0), "mode=0755"))
@@ -152,21 +148,25 @@ int fixture_setup(char *why, size_t n)
 	    mount(NULL, SCRATCH "/sb", NULL, MS_BIND | MS_REMOUNT | MS_NOATIME, NULL))
 		FAIL("noatime bind mount of %s: %s", SCRATCH "/sa", strerror(errno));
 	if (ensure_dir(SCRATCH "/sa/t", 0777, 0, why, n) || ensure_dir(SCRATCH "/sa/ctl", 0755, 0, why, n) ||
-	    ensure_dir(SCRATCH "/sa/hl", 0777, 0, why, n) || ensure_dir(SCRATCH "/sa/t/dir", 0755, 0, why, n) ||
-	    ensure_dir(SCRATCH "/sa/t/dir/sub", 0755, 0, why, n) ||
-	    ensure_dir(SCRATCH "/sa/t/ww", 0777, 0, why, n) ||
-	    mkfile(SCRATCH "/sa/t/dir/f", 0666, 0, NULL, why, n) ||
-	    mkfile(SCRATCH "/sa/t/file-root", 0666, 0, NULL, why, n) ||
-	    mkfile(SCRATCH "/sa/t/file-A", 0666, 1000, NULL, why, n) ||
-	    mkfile(SCRATCH "/sa/t/file-B", 0666, 1001, NULL, why, n) ||
-	    mkfile(SCRATCH "/sa/t/script-A", 0755, 1000, "#!/bin/sh\nexit 7\n", why, n))
+	    ensure_dir(SCRATCH "/sa/hl", 0777, 0, why, n))
 		return -1;
 	for (int t = 0; t < N_TARGET; t++) {
-		snprintf(p, sizeof p, SCRATCH "/sa/ctl/%s", tfile[t]);
-		snprintf(b, sizeof b, SCRATCH "/sa/t/%s", tfile[t]);
+		const struct target_row *r = &targets[t];
+		unsigned uid = owner_ids[r->owner];
+
+		snprintf(b, sizeof b, SCRATCH "/sa/t/%s", r->file);
+		if ((r->node == NODE_DIR && ensure_dir(b, r->mode, uid, why, n)) ||
+		    (r->node == NODE_FILE && mkfile(b, r->mode, uid, NULL, why, n)) ||
+		    (r->node == NODE_SCRIPT && mkfile(b, r->mode, uid, "#!/bin/sh\nexit 7\n", why, n)))
+			return -1;
+		snprintf(p, sizeof p, SCRATCH "/sa/ctl/%s", r->file);
 		if (ensure_link_raw(p, b, 0, 0, why, n))
 			return -1;
 	}
+	/* under t/dir: what the intermediate and dotdot positions reach */
+	if (ensure_dir(SCRATCH "/sa/t/dir/sub", 0755, 0, why, n) ||
+	    mkfile(SCRATCH "/sa/t/dir/f", 0666, 0, NULL, why, n))
+		return -1;
 	if (ensure_link_raw(SCRATCH "/sa/ctl/dir-sub", SCRATCH "/sa/t/dir/sub", 0, 0, why, n))
 		return -1;
 	return 0;

@@ -6,25 +6,82 @@
 #define SCRATCH "/tmp/sticky"
 #define PATHMAX 256
 
-enum owner { OWN_ROOT, OWN_A, OWN_B, N_OWN };
-enum target { T_FILE_ROOT, T_FILE_A, T_FILE_B, T_DIR, T_DANGLING, T_SCRIPT_A, T_DIR_WW, N_TARGET };
-enum follower { F_ROOT, F_A, F_B, F_E0FA, F_EAF0, F_SETUID, F_SETUID_EXEC, N_FOLLOWER };
-enum position { P_TRAIL, P_TRAIL_REL, P_INTER, P_DOTDOT, P_CHAIN, P_CHAIN_2NS,
-		P_CHAIN_1NS, P_CHAIN_INTER, P_SUBDIR, P_CHAIN_XDIR, P_BYOWNER, N_POS };
+/* The axes: lib/cases.def, expanded here as enums and in cases.c as tables. */
+#define OWNER(id, ...) id,
+enum owner {
+#include "cases.def"
+	N_OWN };
+#define TARGET(id, ...) id,
+enum target {
+#include "cases.def"
+	N_TARGET };
+#define FOLLOWER(id, ...) id,
+enum follower {
+#include "cases.def"
+	N_FOLLOWER };
+#define POSITION(id, ...) id,
+enum position {
+#include "cases.def"
+	N_POS };
+#define OP(id, ...) id,
 enum op {
-	OP_OPEN_RDONLY, OP_OPEN_WRONLY, OP_OPEN_RDWR, OP_OPEN_CREAT, OP_OPEN_CREAT_EXCL,
-	OP_OPEN_NOFOLLOW, OP_OPEN_PATH, OP_OPEN_DIRECTORY, OP_OPENAT2_NOSYM, OP_STAT,
-	OP_LSTAT, OP_ACCESS, OP_FACCESSAT_EACCESS, OP_CHDIR, OP_TRUNCATE, OP_CHMOD,
-	OP_CHOWN, OP_UTIMENSAT, OP_READLINK, OP_LINKAT_FOLLOW, OP_EXECVE, OP_RENAME,
-	OP_UNLINK, OP_OPEN_NONBLOCK_DIRECTORY, OP_OPENAT_DIRFD, OP_FACCESSAT_NOFOLLOW,
-	OP_UTIMENSAT_NOFOLLOW, OP_FCHOWNAT_NOFOLLOW, OP_OPEN_BINDMOUNT, OP_OPENAT2_CACHED,
-	OP_TMPFILE_LINKAT, N_OP
+#include "cases.def"
+	N_OP };
+#define GROUP(id, ...) id,
+enum case_group {
+#include "cases.def"
+	N_CASE_GROUP };
+#define MOUNT(id, ...) id,
+enum mountk {
+#include "cases.def"
+	N_MOUNT };
+#define DIRMODE(...) +1
+enum { N_DIRMODE = 0
+#include "cases.def"
 };
-enum case_group { G_MATRIX, G_POSITIONS, G_OPS, G_MOUNTS, N_CASE_GROUP };
-enum mountk { M_SA, M_NF, N_MOUNT };
+#define REPDIR(...) +1
+enum { N_REPDIR = 0
+#include "cases.def"
+};
+#define MOUNTCASE(...) +1
+enum { N_MOUNTCASE = 0
+#include "cases.def"
+};
 enum kind { K_TRAILING, K_INTERMEDIATE };
+enum node { NODE_FILE, NODE_DIR, NODE_ABSENT, NODE_SCRIPT };
+/* what an op does to a link its path names and it does not follow */
+enum on_link { LK_FOLLOWS, LK_ELOOP, LK_EEXIST, LK_STAT, LK_READ, LK_DELETE, LK_TIMES, LK_CHOWN };
+/* a position's link directories; LO_CASE: the case's link owner */
+enum link_dir { LD_NONE, LD_HERE, LD_NS, LD_SUB, LD_XDIR };
+#define LO_CASE (-1)
+enum axis_flag {
+	AX_QUICK = 1, AX_PLAIN = 2, AX_CORE = 4, AX_BYOWNER = 8, AX_ON_LINK = 16,
+	AX_INTER_PROBE = 32, AX_NOSYMS = 64, AX_BIND = 128, AX_THROUGH = 256,
+	AX_RCU_ONLY = 512, AX_REAL_IDS = 1024, AX_PLAIN_FOLLOWERS = 2048,
+};
 
-#define N_DIRMODE 7
+struct axis_row { const char *name; unsigned flags; };
+struct dir_row { unsigned mode, owner, flags; };
+struct target_row {
+	const char *name, *file;
+	unsigned node, mode, owner, chown_to, flags;
+};
+struct position_row {
+	const char *name, *short_name;
+	unsigned kind, target, dir1, dir2, flags;
+	int owner2;
+};
+struct mount_case { unsigned position, op, target; };
+
+extern const struct axis_row group_rows[N_CASE_GROUP];
+extern const unsigned group_mount[N_CASE_GROUP];
+extern const struct dir_row dir_rows[N_DIRMODE];
+extern const struct dir_row rep_dirs[N_REPDIR];
+extern const unsigned owner_flags[N_OWN];
+extern const struct target_row targets[N_TARGET];
+extern const unsigned follower_flags[N_FOLLOWER];
+extern const struct position_row positions[N_POS];
+extern const struct mount_case mount_cases[N_MOUNTCASE];
 extern const unsigned dir_modes[N_DIRMODE];
 extern const char *const owner_names[N_OWN];
 extern const unsigned owner_ids[N_OWN];
@@ -35,20 +92,21 @@ extern const char *const position_short[N_POS];
 extern const char *const group_names[N_CASE_GROUP];
 extern const char *const group_short[N_CASE_GROUP];
 extern const char *const mount_names[N_MOUNT];
+extern const char *const mount_dirs[N_MOUNT];
 
 struct follower_ids { unsigned ruid, euid, suid, fsuid; }; /* gids: same numbers */
 extern const struct follower_ids follower_ids[N_FOLLOWER];
 
 struct op_info {
 	const char *name;
-	unsigned char nofollow;	/* does not follow the trailing link */
-	unsigned char target;	/* default target in the ops group */
-	unsigned char nosyms;	/* forbids following any link (ELOOP) */
-	unsigned char bind;	/* walks the noatime bind mount of sa (SCRATCH/sb) */
-	unsigned char through;	/* names TMPFILE_NAME under the link: an intermediate one */
+	unsigned char target;	/* the ops group's target */
+	unsigned char on_link;	/* enum on_link */
+	unsigned char nofollow;	/* does not follow the trailing link (on_link != LK_FOLLOWS) */
+	unsigned flags;		/* AX_* */
 };
 #define TMPFILE_NAME "tmpfile"
 extern const struct op_info op_info[N_OP];
+#define OP_HAS(op, flag) ((op_info[op].flags & (flag)) != 0)
 
 struct case_spec {
 	unsigned char group, mode_idx, dir_owner, link_owner, target, follower,
@@ -58,7 +116,6 @@ struct case_spec {
 /* matrix.c */
 int matrix_generate(struct case_spec *out, int max, int quick);
 int case_id(const struct case_spec *c, char *buf, size_t n);
-int lookup_name(const char *const *names, int n, const char *s);
 
 /* layout.c: where a case's objects live and what the walk meets */
 struct link_mk {
@@ -96,6 +153,8 @@ int ctl_recall(const struct ctl_key *k, int *cret, int *cerr);	/* 1: kept */
 void ctl_keep(const struct ctl_key *k, int cret, int cerr);
 
 /* util.c */
+int lookup_name(const char *const *names, int n, const char *s);
+int dir_mode_index(unsigned mode);
 int parse_mode(const char *s, unsigned *mode);
 int xfmt(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 extern int fmt_truncated;	/* counts xfmt truncations; a truncated path is a self-check failure */

@@ -16,37 +16,48 @@ static int cmpstr(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static unsigned long fnv(const char *s, unsigned long h)
+/* every row of lib/cases.def reaches at least one case */
+static void test_rows_used(const struct case_spec *c, int n)
 {
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211UL;
-	return h;
+	int used_op[N_OP] = { 0 }, used_pos[N_POS] = { 0 }, used_t[N_TARGET] = { 0 };
+	int used_f[N_FOLLOWER] = { 0 }, used_m[N_DIRMODE] = { 0 }, used_g[N_CASE_GROUP] = { 0 };
+	int miss = 0;
+
+	for (int i = 0; i < n; i++) {
+		used_op[c[i].op]++, used_pos[c[i].position]++, used_t[c[i].target]++;
+		used_f[c[i].follower]++, used_m[c[i].mode_idx]++, used_g[c[i].group]++;
+	}
+	for (int i = 0; i < N_OP; i++)
+		miss += !used_op[i];
+	for (int i = 0; i < N_POS; i++)
+		miss += !used_pos[i];
+	for (int i = 0; i < N_TARGET; i++)
+		miss += !used_t[i];
+	for (int i = 0; i < N_FOLLOWER; i++)
+		miss += !used_f[i];
+	for (int i = 0; i < N_DIRMODE; i++)
+		miss += !used_m[i];
+	for (int i = 0; i < N_CASE_GROUP; i++)
+		miss += !used_g[i];
+	CHECK(miss == 0, "%d rows of lib/cases.def reach no case", miss);
 }
 
 static void test_matrix(void)
 {
 	static struct case_spec c[20000];
 	int full = matrix_generate(c, 20000, 0);
-	CHECK(full == 5928, "full matrix has %d cases", full);
-	int core = 0;
-	for (int i = 0; i < full; i++)
-		core += c[i].group == G_MATRIX;
-	CHECK(core == 7 * 3 * 3 * 5 * 7, "core matrix has %d cases", core);
+	CHECK(full > 0 && full <= 20000, "full matrix has %d cases", full);
+	test_rows_used(c, full);
 
 	char **ids = malloc(sizeof(char *) * (size_t)full);
-	unsigned long h = 14695981039346656037UL;
+	int long_ids = 0;
 	for (int i = 0; i < full; i++) {
 		ids[i] = malloc(192);
-		case_id(&c[i], ids[i], 192);
-		h = fnv(ids[i], h);
-		h = fnv("\n", h);
+		long_ids += case_id(&c[i], ids[i], 192) >= 192;
 	}
-	/* stable: the first id, a known id and a digest of all ids in order */
+	CHECK(long_ids == 0, "%d ids do not fit", long_ids);
 	CHECK(!strcmp(ids[0], "m/d1777-root/lroot/tfile-root/froot/trail/open_rdonly"), "first id %s", ids[0]);
 	CHECK(!strcmp(ids[1], "m/d1777-root/lroot/tfile-root/fA/trail/open_rdonly"), "second id %s", ids[1]);
-	printf("# id digest %#lx\n", h);
-	const unsigned long golden = 0xcf019057368d4b21UL; /* change only when ids change on purpose */
-	CHECK(h == golden, "id digest %#lx, golden %#lx (update GOLDEN_DIGEST only when ids change on purpose)", h, golden);
 
 	qsort(ids, (size_t)full, sizeof ids[0], cmpstr);
 	int dups = 0;
@@ -71,17 +82,30 @@ static void test_matrix(void)
 		missing += !found;
 	}
 	CHECK(missing == 0, "%d quick cases not in the full matrix", missing);
-	unsigned long hq = 14695981039346656037UL;
-	char qid[192];
-	for (int i = 0; i < nq; i++) {
-		case_id(&q[i], qid, sizeof qid);
-		hq = fnv("\n", fnv(qid, hq));
-	}
-	printf("# quick: %d cases, id digest %#lx\n", nq, hq);
-	const unsigned long quick_golden = 0x7d70b128ba517bc5UL; /* the --quick ids, in order */
-	CHECK(hq == quick_golden, "quick id digest %#lx, golden %#lx", hq, quick_golden);
 	/* counting mode does not write */
 	CHECK(matrix_generate(NULL, 0, 0) == full, "count-only generation");
+	/* a follower row of lib/cases.def: its flags and ids as written */
+	CHECK(follower_ids[F_SETUID_EXEC].fsuid == 0 && follower_ids[F_SETUID_EXEC].ruid == 1000 &&
+	      !(follower_flags[F_SETUID_EXEC] & AX_PLAIN) && follower_flags[F_B] & AX_PLAIN,
+	      "follower table");
+	CHECK(op_info[OP_LSTAT].nofollow && !op_info[OP_STAT].nofollow && OP_HAS(OP_ACCESS, AX_REAL_IDS),
+	      "op table");
+}
+
+/* --list [--quick]: every case id, in the suite's order (for the Python model's test) */
+static int list_ids(int quick)
+{
+	static struct case_spec c[20000];
+	char id[192];
+	int n = matrix_generate(c, 20000, quick);
+
+	if (n > 20000)
+		return 1;
+	for (int i = 0; i < n; i++) {
+		case_id(&c[i], id, sizeof id);
+		puts(id);
+	}
+	return 0;
 }
 
 static void test_layout(void)
@@ -408,8 +432,14 @@ static void test_ctlshare(void)
 	CHECK(ctl_recall(&k, &ret, &err) && ret == 0, "forgotten slots are reused");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "--list"))
+		return list_ids(argc > 2 && !strcmp(argv[2], "--quick"));
+	if (argc > 1) {
+		fprintf(stderr, "usage: %s [--list [--quick]]\n", argv[0]);
+		return 2;
+	}
 	test_matrix();
 	test_layout();
 	test_json();

@@ -5,12 +5,9 @@
 
 #define CAT(buf, ...) xfmt(buf, sizeof(buf), __VA_ARGS__)
 
-static const char *const target_file[N_TARGET] = { "file-root", "file-A", "file-B", "dir",
-						   "missing", "script-A", "ww" };
-
 void dir_path(char *buf, size_t n, int mount, int mode_idx, int owner)
 {
-	snprintf(buf, n, SCRATCH "/%s/d%04o-%s", mount == M_SA ? "sa" : "nf",
+	snprintf(buf, n, SCRATCH "/%s/d%04o-%s", mount_dirs[mount],
 		 dir_modes[mode_idx], owner_names[owner]);
 }
 
@@ -37,8 +34,8 @@ static void via_bind(char *p)
 void layout_case(const struct case_spec *c, struct layout *l)
 {
 	char d[PATHMAX], ns[PATHMAX], name[96], name2[112], tgt[PATHMAX], dbase[32];
-	const char *mnt = c->mount == M_SA ? "sa" : "nf";
-	const char *suffix = "", *ctlname = target_file[c->target];
+	const char *mnt = mount_dirs[c->mount];
+	const char *suffix = "", *ctlname = targets[c->target].file;
 	unsigned dmode = dir_modes[c->mode_idx], duid = owner_ids[c->dir_owner];
 	unsigned luid = owner_ids[c->link_owner];
 	int p = c->position;
@@ -50,7 +47,7 @@ void layout_case(const struct case_spec *c, struct layout *l)
 	CAT(name, "%s-l%s-t%s", position_short[p], owner_names[c->link_owner],
 	    target_names[c->target]);
 	CAT(name2, "%s-%s.2", dbase, name);
-	CAT(l->target, SCRATCH "/sa/t/%s", target_file[c->target]);
+	CAT(l->target, SCRATCH "/sa/t/%s", targets[c->target].file);
 	snprintf(tgt, sizeof tgt, "%s", l->target);
 
 	switch (p) {
@@ -59,7 +56,7 @@ void layout_case(const struct case_spec *c, struct layout *l)
 	case P_TRAIL_REL: {
 		char body[PATHMAX];
 		if (p == P_TRAIL_REL)
-			CAT(body, "../t/%s", target_file[c->target]);
+			CAT(body, "../t/%s", targets[c->target].file);
 		else
 			CAT(body, "%s", tgt);
 		mk(&l->mk[0], d, name, body, luid, dmode, duid);
@@ -132,14 +129,14 @@ void layout_case(const struct case_spec *c, struct layout *l)
 	CAT(l->ctl_link, SCRATCH "/sa/ctl/%s%s", ctlname, suffix);
 	CAT(l->path, "%s%s", l->mk[0].path, suffix);
 	CAT(l->aux, "%s.ren", l->mk[0].path);
-	if (op_info[c->op].through) {
+	if (OP_HAS(c->op, AX_THROUGH)) {
 		for (int i = 0; i < l->nlinks; i++)
 			l->links[i].kind = K_INTERMEDIATE;
 		CAT(l->path, "%s/" TMPFILE_NAME, l->mk[0].path);
 		CAT(l->ctl_target, "%s/" TMPFILE_NAME, l->target);
 		CAT(l->ctl_link, SCRATCH "/sa/ctl/%s/" TMPFILE_NAME, ctlname);
 	}
-	if (op_info[c->op].bind) {
+	if (OP_HAS(c->op, AX_BIND)) {
 		via_bind(l->path);
 		via_bind(l->ctl_target);
 		via_bind(l->ctl_link);
@@ -151,9 +148,7 @@ void layout_case(const struct case_spec *c, struct layout *l)
 		while (k < l->nlinks && l->links[k].kind == K_INTERMEDIATE)
 			k++;
 		l->nlinks = k;
-		l->on_link = p == P_TRAIL || p == P_TRAIL_REL || p == P_BYOWNER || p == P_CHAIN ||
-			     p == P_CHAIN_2NS || p == P_CHAIN_1NS || p == P_SUBDIR ||
-			     p == P_CHAIN_XDIR;
+		l->on_link = (positions[p].flags & AX_ON_LINK) != 0;
 	}
 	l->follows = l->nlinks > 0;
 	l->has_control = !l->on_link;

@@ -6,10 +6,10 @@
 STRESS_CFLAGS := -static -O2 -Wall -Wextra -Werror -std=gnu11
 EXTRA_PROGS += $(OUT)/stress
 
-$(OUT)/stress: $(TOP)/common/stress.c $(TOP)/common/stress.mk
+$(OUT)/stress: $(TOP)/common/programs/stress.c $(TOP)/common/programs/stress.mk
 	@mkdir -p $(OUT)
 	$(CC) $(STRESS_CFLAGS) -o $@ $<
 
-$(OUT)/fault_%: $(TOP)/common/fault_%.c $(TOP)/common/stress.mk
+$(OUT)/fault_%: $(TOP)/harness/tests/c/fault_%.c $(TOP)/common/programs/stress.mk
 	@mkdir -p $(OUT)
 	$(CC) $(STRESS_CFLAGS) -o $@ $<

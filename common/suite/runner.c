@@ -146,7 +146,7 @@ static int run_one(const struct setting *s, const struct case_spec *c, struct jb
 	struct stat st0, st1;
 	struct ids_now ids;
 	int cret = 0, cerr = 0, ret, err, r2, e2n, atime_ok, shared = 0;
-	unsigned chown_uid = c->target == T_FILE_B ? 1001 : c->target == T_FILE_ROOT ? 0 : 1000;
+	unsigned chown_uid = owner_ids[targets[c->target].chown_to];
 	struct ctl_key key = { c->follower, c->op, chown_uid, L.ctl_target, L.ctl_link };
 	const char *hl0 = SCRATCH "/sa/hl/c0", *hl1 = SCRATCH "/sa/hl/c1", *hl2 = SCRATCH "/sa/hl/c2";
 	const char *aux;
@@ -199,7 +199,7 @@ static int run_one(const struct setting *s, const struct case_spec *c, struct jb
 			snprintf(why, sizeof why, "cleanup after control link: %s", strerror(errno));
 			goto fail_restore;
 		}
-		if (op_info[c->op].nosyms ? (r2 != -1 || e2n != ELOOP) : (r2 != cret || e2n != cerr)) {
+		if (OP_HAS(c->op, AX_NOSYMS) ? (r2 != -1 || e2n != ELOOP) : (r2 != cret || e2n != cerr)) {
 			snprintf(why, sizeof why, "control link %s gave %s, target control %s", L.ctl_link,
 				 ename(e2n, e1, sizeof e1), ename(cerr, e2, sizeof e2));
 			goto fail_restore;

@@ -26,6 +26,23 @@ void mode_str(unsigned mode, char *buf, size_t n)
 	snprintf(buf, n, "%04o", mode & 07777);
 }
 
+int lookup_name(const char *const *names, int n, const char *s)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(names[i], s))
+			return i;
+	return -1;
+}
+
+/* the index of a mode in the core matrix's dirs, or -1 */
+int dir_mode_index(unsigned mode)
+{
+	for (int i = 0; i < N_DIRMODE; i++)
+		if (dir_modes[i] == mode)
+			return i;
+	return -1;
+}
+
 int parse_owner(const char *s, unsigned *uid)
 {
 	int i = s ? lookup_name(owner_names, N_OWN, s) : -1;
