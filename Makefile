@@ -25,7 +25,7 @@ FLAVOR ?=
 RACE_TRIES ?= 20000
 
 .PHONY: all deps kernels kernel guest smoke suite posted-check unit check \
-	attack bench reviewer-path static-check stress clean
+	attack bench reviewer-path add-operation static-check stress clean
 
 all:
 	@PYTHON=$(PYTHON) FLAVOR=$(FLAVOR) bash harness/make-all.sh
@@ -62,6 +62,10 @@ check: deps
 
 reviewer-path: deps guest
 	bash harness/tests/reviewer-path.sh
+
+# an operation added as one row of common/lib/cases.def and its call
+add-operation: deps guest
+	bash harness/tests/add-operation.sh
 
 static-check: deps
 	$(STICKY) static-check

@@ -131,6 +131,16 @@ step attack $PY harness/sticky.py attack --tries 500 \
 	--md build/results/beyond-check.md
 # docs/reviewing.md done literally: v2 added as data, built, run, diffed.
 step reviewer-path bash harness/tests/reviewer-path.sh
+# An operation added as a row of common/lib/cases.def and its call in
+# ops.c, nothing else; the same with a call that disagrees with its row
+# must fail in the guest.
+add_operation() {
+	bash harness/tests/add-operation.sh || return 1
+	must_fail_on "add-operation with a call its row does not declare" \
+		"not ok - the guest suite passed" \
+		env ADD_OPERATION_MUTANT=1 bash harness/tests/add-operation.sh
+}
+step add-operation add_operation
 step lockdep-kernels $PY harness/sticky.py build $(flavors sanitizers)
 step stress $PY harness/sticky.py stress
 # KASAN and UBSAN on their planted defects (KCSAN's is in make stress).
