@@ -4,7 +4,7 @@ experiments (attack, idmap, stress, contention, mutants, benchmarks); the
 differ is harness/stickydiff, run by make."""
 
 from experiments import beyond_cmd
-from experiments import bench_cli
+from experiments import bench_cmd
 from experiments import contend
 from experiments import idmap_cmd
 from experiments import mutants
@@ -19,7 +19,7 @@ def add_all(sub):
     kernel_cli.add(sub)
     mboximport.add_parser(sub)
     suite_cli.add(sub)
-    bench_cli.add(sub)
+    bench_cmd.add(sub)
     beyond_cmd.add(sub)
     contend.add(sub)
     stress.add_stress_commands(sub)

@@ -24,7 +24,11 @@ STAGE_LATE = 'lsm-6.1'              # after touch_atime(), as 6.1's hook
 
 
 @dataclass(frozen=True)
-class Flavor:
+class FlavorSpec:
+    """A flavor as flavors.ini declares it: its series, config, boot knobs and
+    its revision's rule (revision.ini); the model's Flavor
+    (model/flavors.py) is what the rule model reads of it."""
+
     name: str
     series: str          # '' for the pristine tree
     config: tuple        # Kconfig lines appended to the common fragment
@@ -77,7 +81,7 @@ def common_config(path=COMMON_CONFIG):
 
 
 def load(path=INI, top=None):
-    """{name: Flavor}; revision directories are read under `top` (default:
+    """{name: FlavorSpec}; revision directories are read under `top` (default:
     the project)."""
     top = top or TOP
     cp = configparser.ConfigParser(interpolation=None)
@@ -105,7 +109,7 @@ def load(path=INI, top=None):
             rev_name = series
         rule = rev_mod.load(rev_name, top) if rev_name else None
         check_default(path, name, rule, base_config + lines, boot)
-        flavors[name] = Flavor(
+        flavors[name] = FlavorSpec(
             name, series, lines, sec.get('describe', '').strip(), boot,
             sec.getboolean('extra', fallback=False),
             tuple(sec.get('patches', '').split()),

@@ -5,7 +5,6 @@ import subprocess
 
 from boot import initramfs
 import flavors
-from flavors import HARNESS
 import revision
 from stages import HarnessError
 

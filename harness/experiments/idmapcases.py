@@ -272,7 +272,7 @@ def predict(rule, ps, own, case, idmap=MAP):
 
 
 def rule_of(flavor):
-    """The rule a flavor (harness/flavors.py Flavor) carries: none without
+    """The rule a flavor (harness/flavors.py FlavorSpec) carries: none without
     a revision or with its rule compiled out, else by where it sits."""
     if flavor.rule is None or not flavor.compiled:
         return RULE_NONE

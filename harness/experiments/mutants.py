@@ -20,9 +20,9 @@ import sys
 import flavors as flv
 from stages import log
 from suite import ktap
-from stickydiff.characterise import sentence
-from stickydiff.check import check_file
-from stickydiff.load import parse
+from differ.characterise import sentence
+from differ.check import check_file
+from differ.load import parse
 
 STICKY = os.path.join(flv.HARNESS, 'sticky.py')
 

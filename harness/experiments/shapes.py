@@ -10,7 +10,7 @@ the model does not predict is counted as unexplained.
 
 from collections import namedtuple
 
-from stickydiff.diff import load_pairs, pairs_for
+from differ.diff import load_pairs, pairs_for
 from experiments import idmapcases as ic
 
 Names = namedtuple('Names', 'a b')

@@ -18,7 +18,7 @@ def head_of(build, flavor):
 def first_pair():
     """The first pair the report declares (harness/pairs.ini): the two
     revisions the range-diff compares by default."""
-    from stickydiff.diff import PAIRS
+    from differ.diff import PAIRS
     return PAIRS[0].a, PAIRS[0].b
 
 

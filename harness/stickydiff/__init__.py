@@ -1,2 +1,3 @@
-"""stickydiff: rule model, pairwise diffs, regression and reports for the
-sticky-symlink flavors' results (docs/result-format.md)."""
+"""stickydiff: the command line over the model (model/), the differ
+(differ/) and the report (report/): check, diff, report, compare, bless
+(docs/result-format.md)."""

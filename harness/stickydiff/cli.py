@@ -4,11 +4,14 @@ import argparse
 import os
 import sys
 
-from . import regress, render_html, render_md, report
-from .analysis import analyse
-from .control_summary import control_error_lines, control_lines
-from .load import LoadError, present_flavors
-from .summary import check_lines, flavor_lines, pair_lines, summary
+from differ import regress
+from report import render_html
+from report import render_md
+from report import build as report
+from differ.analysis import analyse
+from differ.control_summary import control_error_lines, control_lines
+from differ.load import LoadError, present_flavors
+from differ.summary import check_lines, flavor_lines, pair_lines, summary
 
 
 def _parser():

@@ -228,7 +228,7 @@ def cmd_ktap_check(args):
     differ's counts for the same run."""
     kunit_py = os.path.join(args.build_dir, 'pristine', ktap.KUNIT)
     results_dir = os.path.join(args.build_dir, 'results')
-    from stickydiff.load import LoadError, load_flavor, present_flavors
+    from differ.load import LoadError, load_flavor, present_flavors
     names = args.flavors or present_flavors(results_dir)
     if not names:
         raise HarnessError(f'no result files in {results_dir}: run '

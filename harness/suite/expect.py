@@ -3,8 +3,8 @@
 The guest suite (common/suite/runner.c) judges each case it runs against this
 file, so that its KTAP "ok" means "behaved as the rule says" and not only
 "recorded without a self-check error". Every expectation comes from the
-differ's rule model (harness/stickydiff/model.py and control.py) applied to
-the case's params rebuilt from its id (stickydiff/caseids.py) and to the
+differ's rule model (harness/model/rule.py and control.py) applied to
+the case's params rebuilt from its id (model/cases.py) and to the
 knobs each setting writes, never from an observation of a run.
 
 Format (common/lib/expect.c reads it; the initramfs holds it as
@@ -30,11 +30,12 @@ the token of the setting before it (most cases behave alike in several
 settings: about 310 KB for five settings, 17 KB in the gzipped initramfs).
 """
 
-from stickydiff import caseids, ratelimit
-from stickydiff.control import ControlError, predict_control
-from stickydiff.flavors import (FLAVORS, MAINLINE_BOOT, MAINLINE_KNOB,
+from model import cases as caseids
+from model import ratelimit
+from model.control import ControlError, predict_control
+from model.flavors import (FLAVORS, MAINLINE_BOOT, MAINLINE_KNOB,
                                 expected_boot_knobs)
-from stickydiff.model import (ARTIFACT_ATIME, ARTIFACT_ELOOP, ModelError,
+from model.rule import (ARTIFACT_ATIME, ARTIFACT_ELOOP, ModelError,
                               config_for, predict)
 
 FORMAT = 1
@@ -50,7 +51,7 @@ class ExpectError(ValueError):
 
 def case_ids(quick=False):
     """Every case id of a suite run, in the suite's order (the case table,
-    common/lib/cases.def, read by stickydiff/caseids.py)."""
+    common/lib/cases.def, read by model/cases.py)."""
     return caseids.case_ids(quick)
 
 
@@ -144,7 +145,7 @@ def text(flavor, ids=None):
                                            else token(pred, control, tags))
     lines = [f'# Expected outcome of every sticky-suite case in flavor '
              f'{flavor}: the rule model',
-             '# (harness/stickydiff/model.py) before the boot, written by '
+             '# (harness/model/rule.py) before the boot, written by '
              'harness/suite/expect.py.',
              '# <result>,<atime>,<control>[,<xfail tags>] per setting; '
              '"?": no prediction.',

@@ -118,8 +118,8 @@ def differ_counts(result):
     <setting>/<group>, {group: sorted ids not explained}) over every case
     the suite ran, counting a case whose self-check failed (an error
     record naming it) as not explained."""
-    from stickydiff import caseids
-    from stickydiff.check import check_file
+    from model import cases as caseids
+    from differ.check import check_file
     checked = check_file(result)
 
     def group_of(setting, cid):

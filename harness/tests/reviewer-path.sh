@@ -94,7 +94,7 @@ check [ "$python_before" = "$python_after" ]
 name="v1 vs v2: 0 outcome differences, 0 unexplained"
 check env PYTHONPATH=harness python3 - <<'EOF'
 import sys
-from stickydiff.analysis import analyse
+from differ.analysis import analyse
 a = analyse("build/results")
 pair = [d for d in a.diffs if (d.pair.a, d.pair.b) == ("v1", "v2")]
 if len(pair) != 1:

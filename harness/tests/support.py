@@ -45,8 +45,8 @@ BOOT = _boot()
 def predict_id(cid, flavor, setting, **ids):
     """The model's outcome for a suite case id (its parameters come from the
     id, `ids` overrides some), in a flavor and setting of the suite."""
-    from stickydiff import caseids
-    from stickydiff.model import config_for, predict
+    from model import cases as caseids
+    from model.rule import config_for, predict
     from suite import expect
     params = dict(caseids.params_of(cid))
     params.update(ids)

@@ -1,4 +1,4 @@
-"""Case params rebuilt from case ids (stickydiff/caseids.py).
+"""Case params rebuilt from case ids (model/cases.py).
 
 Checked three ways: against hand-written records from common/lib/layout.c,
 against the committed results of a real run (the model must explain
@@ -12,9 +12,10 @@ import os
 import unittest
 
 import support
-from stickydiff import caseids, regress
-from stickydiff.check import check_file
-from stickydiff.load import LoadError, parse
+from model import cases as caseids
+from differ import regress
+from differ.check import check_file
+from differ.load import LoadError, parse
 
 TOP = os.path.dirname(support.HARNESS)
 EXPECTED = os.path.join(TOP, "results", "expected")

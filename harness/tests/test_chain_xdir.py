@@ -7,7 +7,8 @@ second link would pass in every root-owned directory."""
 import unittest
 
 import support
-from stickydiff import caseids, model
+from model import cases as caseids
+from model import rule as model
 from suite import expect
 
 

@@ -1,5 +1,5 @@
 """The "what changed" table: data in harness/changes.ini, read by
-stickydiff/changes.py, shown by the report as it is loaded."""
+report/changes.py, shown by the report as it is loaded."""
 
 import os
 import re
@@ -8,8 +8,13 @@ import types
 import unittest
 
 import support
-from stickydiff import causes, changes, doc, pairs_doc, render_md, report
-from stickydiff import story
+from differ import causes
+from report import changes
+from report import doc
+from report import pairs as pairs_doc
+from report import render_md
+from report import build as report
+from report import story
 
 SECTION = """[one]
 what = a change that

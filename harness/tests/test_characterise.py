@@ -7,8 +7,8 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
 
-from stickydiff.characterise import characterise, sentence  # noqa: E402
-from stickydiff.check import Mismatch  # noqa: E402
+from differ.characterise import characterise, sentence  # noqa: E402
+from differ.check import Mismatch  # noqa: E402
 
 
 def cases():

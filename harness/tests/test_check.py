@@ -5,9 +5,9 @@ import json
 import unittest
 
 import support
-from stickydiff import interface
-from stickydiff.check import check_file
-from stickydiff.load import parse
+from model import interface
+from differ.check import check_file
+from differ.load import parse
 
 
 def checked(flavor, mutate=None):

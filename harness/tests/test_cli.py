@@ -7,7 +7,7 @@ import unittest
 
 import support
 from stickydiff.cli import main
-from stickydiff.diff import PAIRS
+from differ.diff import PAIRS
 
 COMMITTED = os.path.join(os.path.dirname(support.HARNESS), "results",
                          "expected")

@@ -4,8 +4,9 @@ import os
 import unittest
 
 import support  # noqa: F401  (puts harness/ on sys.path)
-from stickydiff import causes, diff
-from stickydiff.load import load
+from differ import causes
+from differ import diff
+from differ.load import load
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))

@@ -15,13 +15,15 @@ import tempfile
 import unittest
 
 import support
-from stickydiff import causes, diff, followtest
-from stickydiff.check import check_file
+from differ import causes
+from differ import diff
+from model import followtest
+from differ.check import check_file
 from stickydiff.cli import main
-from stickydiff.control import (ControlError, control_problem,
+from model.control import (ControlError, control_problem,
                                 predict_control)
-from stickydiff.load import load_all, parse
-from stickydiff.model import (CONTROL, STICKY_DELETE, config_for, predict)
+from differ.load import load_all, parse
+from model.rule import (CONTROL, STICKY_DELETE, config_for, predict)
 
 EXPECTED = os.path.join(os.path.dirname(support.HARNESS), "results",
                         "expected")

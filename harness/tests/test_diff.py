@@ -4,8 +4,9 @@ import tempfile
 import unittest
 
 import support
-from stickydiff import causes, diff
-from stickydiff.load import load_all
+from differ import causes
+from differ import diff
+from differ.load import load_all
 
 
 def pair_named(title):
@@ -97,7 +98,7 @@ class DiffTest(unittest.TestCase):
         broken = support.result("v3")
         case = support.find_case(broken, "boot", "core-A")
         case["ret"], case["errno"] = -1, "EPERM"
-        from stickydiff.load import parse
+        from differ.load import parse
         import json
         files["v3"] = parse("v3.json", json.dumps(broken), "v3")
         result = diff.diff_pair(pair_named("v3y vs v3"), files)
@@ -191,7 +192,7 @@ class SymmetryTest(unittest.TestCase):
 class StepsTest(unittest.TestCase):
 
     def test_steps_reach_target(self):
-        from stickydiff.model import config_for
+        from model.rule import config_for
         for a in support.FLAVORS:
             for b in support.FLAVORS:
                 ka = support.knobs(a, "boot")
@@ -203,8 +204,8 @@ class StepsTest(unittest.TestCase):
 
     def test_stage_steps(self):
         from dataclasses import replace
-        from stickydiff.flavors import STAGE_VFS
-        from stickydiff.model import config_for
+        from model.flavors import STAGE_BEFORE_MAINLINE
+        from model.rule import config_for
         v1 = config_for("v1", support.knobs("v1", "ps0-own1"))
         v3 = config_for("v3", support.knobs("v3", "ps0-own1"))
         hook61 = config_for("v1-hook61", support.knobs("v1", "ps0-own1"))
@@ -215,7 +216,7 @@ class StepsTest(unittest.TestCase):
         self.assertEqual(labels(hook61, v3), [causes._STEP_ARTIFACT,
                                               causes.LOG_TEXT])
         # The first v3 port ran before may_follow_link().
-        self.assertEqual(labels(hook61, replace(v3, stage=STAGE_VFS)),
+        self.assertEqual(labels(hook61, replace(v3, stage=STAGE_BEFORE_MAINLINE)),
                          [causes._STEP_ARTIFACT, causes.PLACEMENT,
                           causes.LOG_TEXT])
 

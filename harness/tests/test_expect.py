@@ -9,7 +9,6 @@ artifacts as xfail, and reject the wrong flavor's and a mutated token.
 import gzip
 import json
 import os
-import re
 import subprocess
 import tempfile
 import unittest
@@ -17,8 +16,8 @@ from unittest import mock
 
 import support
 from boot import initramfs
-from stickydiff import caseids
-from stickydiff.model import ModelError
+from model import cases as caseids
+from model.rule import ModelError
 from suite import cli, expect
 
 TOP = os.path.dirname(support.HARNESS)

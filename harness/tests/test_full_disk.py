@@ -12,7 +12,7 @@ import unittest
 import support
 from kernel import kbuild
 from stages import HarnessError
-from stickydiff import regress
+from differ import regress
 from suite import results
 
 

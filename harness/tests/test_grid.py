@@ -1,4 +1,4 @@
-"""The flavor by flavor grid (stickydiff/grid.py): a cell counts what the
+"""The flavor by flavor grid (differ/grid.py): a cell counts what the
 pair section of the same two flavors counts, one flipped case moves the
 cells of its flavor by one and no other, and both renderers show the
 cells themselves."""
@@ -9,9 +9,12 @@ import tempfile
 import unittest
 
 import support
-from stickydiff import grid, render_html, render_md, report
-from stickydiff.analysis import analyse
-from stickydiff.flavors import FLAVOR_ORDER
+from differ import grid
+from report import render_html
+from report import render_md
+from report import build as report
+from differ.analysis import analyse
+from model.flavors import FLAVOR_ORDER
 
 
 def predictions(analysis):

@@ -8,7 +8,7 @@ from types import SimpleNamespace as NS
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
 
-from stickydiff import pictures  # noqa: E402
+from report import pictures  # noqa: E402
 
 
 def case(ret):

@@ -162,7 +162,7 @@ class TestFlavors(unittest.TestCase):
                 self.assertEqual(ic.rule_of(self.flavors[name]), rule)
 
     def test_rule_agrees_with_the_differ(self):
-        from stickydiff.flavors import FLAVORS
+        from model.flavors import FLAVORS
         for name, f in self.flavors.items():
             if name not in FLAVORS:
                 continue

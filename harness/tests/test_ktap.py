@@ -17,8 +17,8 @@ import unittest
 
 import support
 from boot import qemu
-from stickydiff import caseids
-from stickydiff.load import load_flavor, parse
+from model import cases as caseids
+from differ.load import load_flavor, parse
 from suite import expect
 from suite import ktap
 

@@ -6,9 +6,10 @@ import tempfile
 import unittest
 
 import support
-from stickydiff import diff, load
-from stickydiff.analysis import analyse
-from stickydiff.load import LoadError
+from differ import diff
+from differ import load
+from differ.analysis import analyse
+from differ.load import LoadError
 
 
 class LoadTest(unittest.TestCase):

@@ -4,9 +4,9 @@ import copy
 import unittest
 
 import support
-from stickydiff import model
-from stickydiff.flavors import STAGE_LSM_2010
-from stickydiff.model import Config, config_for, predict
+from model import rule as model
+from model.flavors import STAGE_AFTER_MAINLINE
+from model.rule import Config, config_for, predict
 
 
 def predicted(name, flavor, setting):
@@ -106,7 +106,7 @@ class ArtifactTest(unittest.TestCase):
 
     def test_2010_placement_has_no_artifact(self):
         config = Config(mainline=False, own="v1", own_on=True,
-                        compiled=True, stage=STAGE_LSM_2010)
+                        compiled=True, stage=STAGE_AFTER_MAINLINE)
         pred = predict(support.SCENARIOS["nsf-inter-B"], config)
         self.assertEqual((pred.errno, pred.atime), ("EACCES", False))
         self.assertEqual(pred.artifacts, ())

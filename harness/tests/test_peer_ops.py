@@ -5,8 +5,9 @@ O_DIRECTORY open, fstests generic/597 and vfstest's openat(dirfd,
 import unittest
 
 import support
-from stickydiff import caseids, model
-from stickydiff.control import has_control, predict_control
+from model import cases as caseids
+from model import rule as model
+from model.control import has_control, predict_control
 from suite import expect
 
 

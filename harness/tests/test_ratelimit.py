@@ -1,15 +1,15 @@
 """The log probes as one printk_ratelimited() interval: the message count
 of each probe and the release's "N callbacks suppressed", predicted from
-the model and never from the counts observed (stickydiff/ratelimit.py)."""
+the model and never from the counts observed (model/ratelimit.py)."""
 
 import copy
 import json
 import unittest
 
 import support
-from stickydiff import ratelimit
-from stickydiff.check import check_file
-from stickydiff.load import parse
+from model import ratelimit
+from differ.check import check_file
+from differ.load import parse
 
 
 def problems(flavor, records, knobs_flavor=None):

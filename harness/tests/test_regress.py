@@ -6,7 +6,7 @@ import tempfile
 import unittest
 
 import support
-from stickydiff import regress
+from differ import regress
 
 
 class RegressTest(unittest.TestCase):

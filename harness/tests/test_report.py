@@ -8,8 +8,12 @@ import unittest
 from html.parser import HTMLParser
 
 import support
-from stickydiff import causes, doc, render_html, render_md, report
-from stickydiff.analysis import analyse
+from differ import causes
+from report import doc
+from report import render_html
+from report import render_md
+from report import build as report
+from differ.analysis import analyse
 
 VOID = {"meta", "br", "hr", "img", "input", "link", "col", "wbr"}
 

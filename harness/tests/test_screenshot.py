@@ -14,8 +14,9 @@ import unittest
 
 import pngread
 import support
-from stickydiff import render_html, report
-from stickydiff.analysis import analyse
+from report import render_html
+from report import build as report
+from differ.analysis import analyse
 
 CHROMIUM = "/usr/bin/chromium"
 TOP = os.path.dirname(support.HARNESS)

@@ -6,7 +6,8 @@ where access(2) and faccessat() walk with the real ids."""
 import unittest
 
 import support
-from stickydiff import caseids, model
+from model import cases as caseids
+from model import rule as model
 from suite import expect
 
 REAL_ID_OPS = ('access', 'faccessat_nofollow')

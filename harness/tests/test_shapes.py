@@ -9,7 +9,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
 
 from experiments import idmapcases as ic  # noqa: E402
 from experiments import shapes  # noqa: E402
-from stickydiff.diff import Pair  # noqa: E402
+from differ.diff import Pair  # noqa: E402
 
 
 class Flavor:

@@ -10,8 +10,11 @@ import unittest
 import unittest.mock
 
 import support  # noqa: F401 (sys.path)
-from stickydiff import caseids, control, model, table
-from stickydiff.flavors import DEFAULT_FLAVORS
+from model import cases as caseids
+from model import control
+from model import rule as model
+from model import table
+from model.flavors import DEFAULT_FLAVORS
 from suite import expect
 
 T = table.TABLE

@@ -6,8 +6,8 @@ import tempfile
 import unittest
 
 import support
-from stickydiff.analysis import analyse
-from stickydiff.summary import summary
+from differ.analysis import analyse
+from differ.summary import summary
 
 
 class UnreadableResultTest(unittest.TestCase):
@@ -79,7 +79,8 @@ class RegressionViewTest(unittest.TestCase):
 
     def run_report(self, tmp, mutate=None):
         import io
-        from stickydiff import cli, regress
+        from stickydiff import cli
+        from differ import regress
         expected = os.path.join(tmp, 'expected')
         support.write_results(os.path.join(tmp, 'blessed'))
         regress.bless(os.path.join(tmp, 'blessed'), expected)

@@ -5,10 +5,10 @@ from dataclasses import dataclass, field
 
 from .check import check_file
 from .diff import diff_all
-from .flavors import DEFAULT_FLAVORS
-from .interface import interface_rows
+from model.flavors import DEFAULT_FLAVORS
+from model.interface import interface_rows
 from .load import load_all, result_path
-from .matrix import matrices
+from .core_matrix import matrices
 
 
 @dataclass

@@ -23,7 +23,7 @@ is 0 and none otherwise (access_override_creds() in fs/open.c).
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from .caseids import NOFOLLOW_OPS, ON_LINK
+from .cases import NOFOLLOW_OPS, ON_LINK
 from .flavors import UIDS
 from .table import TABLE, ops_with
 

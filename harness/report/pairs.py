@@ -1,9 +1,10 @@
 """The cause legend and one section per pair of flavors, every group with
 its full case list."""
 
-from . import causes, doc
-from .check import format_outcome
-from .diff import interface_cause
+from differ import causes
+from . import doc
+from differ.check import format_outcome
+from differ.diff import interface_cause
 from .doc import Code, Link, Mark, Strong, cell
 
 

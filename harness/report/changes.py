@@ -14,8 +14,8 @@ import os
 from dataclasses import dataclass
 from typing import Tuple
 
-from . import causes
-from .flavors import FLAVORS
+from differ import causes
+from model.flavors import FLAVORS
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ def load_changes(path=CHANGES_INI, known=causes.CAUSES):
             if label not in known:
                 raise ChangesError(
                     "%s: unknown cause %r; causes are the labels of"
-                    " stickydiff/causes.py: %s" % (
+                    " differ/causes.py: %s" % (
                         where, label, "; ".join(known)))
         out.append(Change(_text(section["what"]),
                           _lines(section["first"]),

@@ -4,8 +4,8 @@ and the heatmap of refused follows (flavor x setting x link position)."""
 from dataclasses import dataclass, field
 from html import escape
 
-from .caseids import POSITIONS
-from .flavors import FLAVORS, STAGE_LSM_2010, STAGE_LSM_61, STAGE_VFS
+from model.cases import POSITIONS
+from model.flavors import FLAVORS, STAGE_AFTER_MAINLINE, STAGE_LSM_61, STAGE_BEFORE_MAINLINE
 
 POSITION_ORDER = tuple(POSITIONS.values())
 FONT = 'font-family="sans-serif"'
@@ -171,17 +171,17 @@ def pipeline(flavors):
         if names:
             steps.append(("%s: the sticky rule" % names,
                           "every link, own knob; %s" % where, "own"))
-    own(STAGE_VFS, "before mainline's check")
+    own(STAGE_BEFORE_MAINLINE, "before mainline's check")
     steps.append(("mainline may_follow_link()",
                   "trailing links only; fs.protected_symlinks", "mainline"))
-    own(STAGE_LSM_2010, "after mainline's check, before nosymfollow and"
+    own(STAGE_AFTER_MAINLINE, "after mainline's check, before nosymfollow and"
         " touch_atime(), where 2010's hook ran")
     steps.append(("nosymfollow, RESOLVE_NO_SYMLINKS",
                   "refuse every link with ELOOP", "plain"))
     steps.append(("touch_atime()", "the link's atime is updated", "plain"))
     own(STAGE_LSM_61, "security_inode_follow_link(), where 6.1 calls the"
         " LSM hook")
-    known = (None, STAGE_VFS, STAGE_LSM_2010, STAGE_LSM_61)
+    known = (None, STAGE_BEFORE_MAINLINE, STAGE_AFTER_MAINLINE, STAGE_LSM_61)
     for stage in sorted({FLAVORS[f].stage for f in flavors} - set(known)):
         own(stage, "at stage %s" % stage)
     steps.append(("the link is followed",

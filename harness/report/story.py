@@ -3,9 +3,11 @@ matrix with trailing and intermediate links, the heatmap), and what
 changed between the two postings and on to mainline, line by line (the
 table of harness/changes.ini)."""
 
-from . import changes, doc, pictures
+from . import changes
+from . import doc
+from . import pictures
 from .doc import Code, Link, Mark, Strong, cell, joined
-from .pairs_doc import cause_link
+from .pairs import cause_link
 
 CORE_FOLLOWERS = ("root", "A", "B")
 # (position, target): the trailing link leads to a file; any target for

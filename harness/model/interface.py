@@ -10,8 +10,8 @@ import re
 
 from .flavors import (FLAVORS, KNOB_NAMES, MAINLINE_BOOT, UIDS,
                       expected_boot_knobs)
-from .load import LoadError
-from .model import MAINLINE, config_for, predict
+from .cases import LoadError
+from .rule import MAINLINE, config_for, predict
 
 # Every knob file is proc_dointvec_minmax over [0, 1], mode 0644.
 KNOB_RANGE = (0, 1)

@@ -17,10 +17,11 @@ import revision as _revision
 UIDS = {"root": 0, "A": 1000, "B": 1001}
 
 # Where the flavor's own rule runs, relative to the steps of 6.1's
-# pick_link(), from the order its flavor declares (pick_link_order).
-STAGE_VFS = _ini.STAGE_BEFORE               # before may_follow_link()
+# pick_link(), from the order its flavor declares (pick_link_order); the
+# names are flavors.ini's words (before-mainline, after-mainline, lsm-6.1).
+# v3 (the VFS check) and 2.6.34's LSM hook both ran after mainline's.
+STAGE_BEFORE_MAINLINE = _ini.STAGE_BEFORE   # before may_follow_link()
 STAGE_AFTER_MAINLINE = _ini.STAGE_AFTER     # after it, before touch_atime()
-STAGE_LSM_2010 = STAGE_AFTER_MAINLINE       # where 2.6.34 called the hook
 STAGE_LSM_61 = _ini.STAGE_LATE              # after touch_atime(), as 6.1
 
 MAINLINE_KNOB = "protected_symlinks"
@@ -79,7 +80,7 @@ def _boot_default(ini):
 
 
 def from_ini(ini):
-    """The differ's Flavor of a harness/flavors.py Flavor."""
+    """The model's Flavor of a harness/flavors.py FlavorSpec."""
     rule = ini.rule
     if rule is None:
         return Flavor(name=ini.name, own=None, stage=None, links="every",

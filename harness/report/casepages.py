@@ -1,9 +1,11 @@
 """One view per case id the report names: its parameters, the model's
 reasoning, and the outcome in every flavor and setting."""
 
-from . import caseids, doc, model
+from model import cases as caseids
+from . import doc
+from model import rule as model
 from .doc import Code, Mark, cell
-from .flavors import FLAVORS
+from model.flavors import FLAVORS
 from .pictures import pipeline
 from .story import outcome_cell
 

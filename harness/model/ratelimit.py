@@ -17,7 +17,7 @@ observed counts.
 import re
 
 from .interface import RATELIMIT_BURST, own_messages, predict_log
-from .load import LoadError
+from .cases import LoadError
 
 WINDOW = ("single", "burst", "both")
 RELEASE = "release"

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Optional, Tuple
 
 from .diff import JoinError, Pair, Row, diff_pair
-from .flavors import FLAVOR_ORDER
+from model.flavors import FLAVOR_ORDER
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,8 @@ legend prints; a group's name joins several labels with " + ".
 
 from dataclasses import dataclass, replace
 
-from .flavors import FLAVOR_ORDER, STAGE_LSM_2010, STAGE_LSM_61, STAGE_VFS
-from .model import ARTIFACT_ATIME, ARTIFACT_ELOOP, OWN, predict
+from model.flavors import FLAVOR_ORDER, STAGE_AFTER_MAINLINE, STAGE_LSM_61, STAGE_BEFORE_MAINLINE
+from model.rule import ARTIFACT_ATIME, ARTIFACT_ELOOP, OWN, predict
 
 DEFAULT_VALUE = "default value"
 KNOB_SETTING = "knob setting"
@@ -98,7 +98,7 @@ ARTIFACT_CAUSES = {ARTIFACT_ATIME: ARTIFACT_ATIME_CAUSE,
 _STEP_ARTIFACT = "(stage: LSM 2010 vs 6.1)"
 _STEP_RULE = "(own rule present vs absent)"
 
-_STAGES = (STAGE_LSM_61, STAGE_LSM_2010, STAGE_VFS)
+_STAGES = (STAGE_LSM_61, STAGE_AFTER_MAINLINE, STAGE_BEFORE_MAINLINE)
 
 
 def parts(group_name):

@@ -2,9 +2,12 @@
 
 from dataclasses import dataclass, field, replace
 
-from . import followtest, interface, ratelimit, settings
-from .control import control_problem
-from .model import (ModelError, config_for, observed_outcome,
+from model import followtest
+from model import interface
+from model import ratelimit
+from model import settings
+from model.control import control_problem
+from model.rule import (ModelError, config_for, observed_outcome,
                     outcomes_agree, predict)
 
 

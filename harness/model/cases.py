@@ -36,6 +36,10 @@ class CaseIdError(ValueError):
     """An id that the suite cannot have written."""
 
 
+class LoadError(Exception):
+    """A result file that cannot be used; the message names file and case."""
+
+
 def _strip(part, prefix, cid):
     if not part.startswith(prefix):
         raise CaseIdError("case id %r: %r should start with %r"

@@ -13,7 +13,7 @@ import json
 import os
 
 from .load import LoadError, load, result_path
-from .flavors import FLAVOR_ORDER
+from model.flavors import FLAVOR_ORDER
 
 SHOW_PER_FLAVOR = 25
 

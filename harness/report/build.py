@@ -5,7 +5,13 @@ reference sections and the case views."""
 
 import os
 
-from . import casepages, doc, front, grid, pairs_doc, reference, story
+from . import casepages
+from . import doc
+from . import front
+from differ import grid
+from . import pairs as pairs_doc
+from . import reference
+from . import story
 
 TITLE = ("Sticky symlinks: the 2010 revisions and mainline, booted and"
          " diffed")

@@ -3,9 +3,9 @@
 The model walks the links a case follows (params.links, in the kernel's
 order) through the steps of 6.1's pick_link() as each flavor arranges them:
 
-    own rule, placed first      STAGE_VFS (before mainline's check)
+    own rule, placed first      STAGE_BEFORE_MAINLINE (before mainline's check)
     mainline may_follow_link()  trailing links only, fs.protected_symlinks
-    own rule, placed after it   STAGE_LSM_2010 (where 2.6.34 had the hook)
+    own rule, placed after it   STAGE_AFTER_MAINLINE (where 2.6.34 had the hook)
     nosymfollow / RESOLVE_NO_SYMLINKS -> ELOOP
     touch_atime()
     own rule, placed last       STAGE_LSM_61, where 6.1 calls the hook
@@ -26,8 +26,8 @@ from typing import Optional, Tuple
 
 from .control import (CHOWN_UID, CHOWN_UID_DEFAULT, REAL_ID_OPS,
                       ControlError, predict_control)
-from .flavors import (FLAVORS, MAINLINE_KNOB, STAGE_LSM_2010, STAGE_LSM_61,
-                      STAGE_VFS, UIDS)
+from .flavors import (FLAVORS, MAINLINE_KNOB, STAGE_AFTER_MAINLINE, STAGE_LSM_61,
+                      STAGE_BEFORE_MAINLINE, UIDS)
 from .table import TABLE, ops_with
 
 S_ISVTX = 0o1000
@@ -194,12 +194,12 @@ class _Walk:
 
     def follow(self, index, link, no_symlinks):
         """Steps of pick_link() for one link; a Prediction if it fails."""
-        if self.own_denies(link, STAGE_VFS):
+        if self.own_denies(link, STAGE_BEFORE_MAINLINE):
             return self.result("EACCES", OWN, index, self.config.own)
         if (self.config.mainline and link["kind"] == "trailing"
                 and sticky_denies(link, self.fsuid)):
             return self.result("EACCES", MAINLINE, index)
-        if self.own_denies(link, STAGE_LSM_2010):
+        if self.own_denies(link, STAGE_AFTER_MAINLINE):
             return self.result("EACCES", OWN, index, self.config.own)
         if no_symlinks:
             if self.own_denies(link, STAGE_LSM_61):

@@ -17,8 +17,8 @@ Both outcomes come from model.predict() on Configs and probe cases, so
 this module only arranges which link a probe rule refuses.
 """
 
-from .flavors import STAGE_VFS, UIDS
-from .model import (DAC_SEARCH, REAL_ID_OPS, Config, predict,
+from .flavors import STAGE_BEFORE_MAINLINE, UIDS
+from .rule import (DAC_SEARCH, REAL_ID_OPS, Config, predict,
                     search_position, uid_of)
 
 NO_LINK = "follows no link"
@@ -27,7 +27,7 @@ LOOKS_ALLOWED = "a refusal would look like the allowed follow"
 
 # Where mainline's may_follow_link() refuses: before the nosymfollow
 # test and touch_atime(), like the earliest own stage.
-MAINLINE_POINT = STAGE_VFS
+MAINLINE_POINT = STAGE_BEFORE_MAINLINE
 
 
 def _walk_fsuid(params):

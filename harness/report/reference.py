@@ -6,9 +6,9 @@ import re
 
 from . import doc
 from .doc import Code, Link, Mark, cell
-from .diff import PAIRS
-from .matrix import cell_text, followers
-from .summary import check_lines, unexplained_sentences
+from differ.diff import PAIRS
+from differ.core_matrix import cell_text, followers
+from differ.summary import check_lines, unexplained_sentences
 
 UNEXPLAINED_SHOWN = 100
 
@@ -24,7 +24,7 @@ ASSUMPTIONS = [
     " link of A in a root-owned 1777 dir) under the record's setting;"
     " a burst may print 1..10 messages (printk_ratelimited).",
     "results read from the compact committed form (results/expected) get"
-    " their params from the case id (stickydiff/caseids.py, the mirror of"
+    " their params from the case id (model/cases.py, the mirror of"
     " common/lib/matrix.c and common/lib/layout.c).",
 ]
 

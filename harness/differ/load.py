@@ -8,8 +8,9 @@ import json
 import os
 from dataclasses import dataclass, field
 
-from . import caseids
-from .flavors import FLAVOR_ORDER, FLAVORS
+from model import cases as caseids
+from model.cases import LoadError  # noqa: F401 (the differ raises it)
+from model.flavors import FLAVOR_ORDER, FLAVORS
 
 TOP_KEYS = ("flavor", "facts", "settings", "cases", "sysctl", "log",
             "errors", "status")
@@ -17,10 +18,6 @@ CASE_KEYS = ("setting", "id", "params", "ret", "errno")
 PARAM_KEYS = ("dir_mode", "dir_owner", "link_owner", "follower", "fsuid",
               "position", "op", "mount")
 LINK_KEYS = ("dir_mode", "dir_owner", "owner", "kind")
-
-
-class LoadError(Exception):
-    """A result file that cannot be used; the message names file and case."""
 
 
 @dataclass

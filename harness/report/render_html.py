@@ -3,7 +3,8 @@ SVG, no scripts, no external assets)."""
 
 from html import escape
 
-from . import doc, mdlite
+from . import doc
+from . import mdlite
 
 CSS = """
 *{box-sizing:border-box}

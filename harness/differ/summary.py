@@ -2,7 +2,6 @@
 
 import os
 
-from .causes import CAUSES
 from .characterise import sentence
 from .diff import interface_cause
 

@@ -5,11 +5,13 @@ import os
 from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
-from . import causes, interface, settings
+from . import causes
+from model import interface
+from model import settings
 from .check import describe_params, format_outcome
-from .flavors import FLAVOR_ORDER, FLAVORS, REFERENCE
-from .model import ModelError, config_for, observed_outcome, outcomes_agree
-from .model import predict
+from model.flavors import FLAVOR_ORDER, FLAVORS, REFERENCE
+from model.rule import ModelError, config_for, observed_outcome, outcomes_agree
+from model.rule import predict
 
 ROWS_PER_GROUP = 4
 STATIC_FIELDS = ("path", "polarity", "boot_default", "doc", "kconfig",

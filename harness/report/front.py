@@ -1,11 +1,12 @@
 """The report's front: the verdict, one line per pair, the flavor by
 flavor grid, and a glossary of the settings and terms."""
 
-from . import doc, settings
+from . import doc
+from model import settings
 from .doc import Code, Link, Mark, Strong, cell, joined
-from .flavors import FLAVORS
-from .model import config_for
-from .pairs_doc import cause_link, cause_links, pair_anchor, short_params
+from model.flavors import FLAVORS
+from model.rule import config_for
+from .pairs import cause_link, cause_links, pair_anchor, short_params
 
 GRID_CAUSES = 2     # causes a grid cell names; the rest are counted
 
