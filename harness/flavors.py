@@ -80,24 +80,60 @@ def common_config(path=COMMON_CONFIG):
         return tuple(x.strip() for x in f if x.strip())
 
 
+# Keys a section does not take from the sections it inherits.
+OWN_KEYS = ('sets', 'describe', 'extra', 'mutant_of', 'template',
+            'posted_fixture', 'inherits', 'config_add')
+TRUE = ('1', 'yes', 'true', 'on')
+
+
+def _resolve(raw, name, path, stack=()):
+    """A section's keys with what it inherits: `inherits = A B` takes every
+    key A (then B) sets that the section does not, but OWN_KEYS; the
+    config is the first one's `config` with every `config_add` of the
+    chain appended, the section's own last."""
+    if name in stack:
+        raise HarnessError(f'{path} [{name}]: inherits itself '
+                           f'({" -> ".join(stack + (name,))})')
+    own = dict(raw[name])
+    keys, adds = {}, []
+    for parent in own.get('inherits', '').split():
+        if parent not in raw:
+            raise HarnessError(f'{path} [{name}]: inherits [{parent}], '
+                               f'which is no section of the file')
+        got = _resolve(raw, parent, path, stack + (name,))
+        adds.append(got.pop('config_add', ''))
+        for key, value in got.items():
+            if key not in OWN_KEYS:
+                keys.setdefault(key, value)
+    keys.update(own)
+    adds.append(own.get('config_add', ''))
+    keys['config_add'] = '\n'.join(a for a in adds if a.strip())
+    return keys
+
+
 def load(path=INI, top=None):
     """{name: FlavorSpec}; revision directories are read under `top` (default:
-    the project)."""
+    the project). A section with `template = yes` is no flavor: others
+    inherit it."""
     top = top or TOP
     cp = configparser.ConfigParser(interpolation=None)
     with open(path, encoding='utf-8') as f:
         cp.read_file(f)
+    raw = {name: dict(cp[name]) for name in cp.sections()}
     base_config = common_config()
     flavors = {}
     for name in cp.sections():
-        sec = cp[name]
+        if raw[name].get('template', '').strip().lower() in TRUE:
+            continue
+        sec = _resolve(raw, name, path)
         moved = [k for k in MOVED if k in sec]
         if moved:
             raise HarnessError(f'{path} [{name}]: {", ".join(moved)} moved '
                                f'to the revision\'s {rev_mod.FILE} '
                                f'(docs/reviewing.md); delete the line')
-        lines = tuple(x.strip() for x in sec.get('config', '').splitlines()
-                      if x.strip())
+        lines = tuple(x.strip() for x in (
+            sec.get('config', '') + '\n' + sec['config_add']).splitlines()
+            if x.strip())
         boot = dict(item.split('=', 1)
                     for item in sec.get('boot_knobs', '').split())
         series = sec.get('series', '').strip()
@@ -111,7 +147,7 @@ def load(path=INI, top=None):
         check_default(path, name, rule, base_config + lines, boot)
         flavors[name] = FlavorSpec(
             name, series, lines, sec.get('describe', '').strip(), boot,
-            sec.getboolean('extra', fallback=False),
+            sec.get('extra', '').strip().lower() in TRUE,
             tuple(sec.get('patches', '').split()),
             tuple(sec.get('pick_link_order', '').split()),
             tuple(sec.get('lockless', '').split()),

@@ -84,3 +84,60 @@ class AlsoTest(unittest.TestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+class InheritsTest(unittest.TestCase):
+    """`inherits`, `config_add` and `template` sections of flavors.ini."""
+
+    INI = '''[a]
+sets = suite
+series =
+config = CONFIG_A=y
+pick_link_order = x( y(
+describe = a
+boot_knobs = protected_symlinks=1
+
+[dbg]
+template = yes
+config_add = CONFIG_DEBUG=y
+
+[b]
+inherits = a dbg
+config_add = CONFIG_B=y
+extra = yes
+describe = b
+'''
+
+    def load(self, text):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        path = os.path.join(d, 'flavors.ini')
+        with open(path, 'w', encoding='utf-8') as f:
+            f.write(text)
+        return flv.load(path, d)
+
+    def test_keys_and_config_come_down_the_chain(self):
+        got = self.load(self.INI)
+        self.assertEqual(sorted(got), ['a', 'b'])    # no template flavor
+        b = got['b']
+        self.assertEqual(b.config, ('CONFIG_A=y', 'CONFIG_DEBUG=y',
+                                    'CONFIG_B=y'))
+        self.assertEqual(b.pick_link_order, ('x(', 'y('))
+        self.assertEqual(b.boot_knobs, {'protected_symlinks': '1'})
+        self.assertEqual((b.sets, b.describe, b.extra), ((), 'b', True))
+        self.assertEqual(got['a'].sets, ('suite',))
+
+    def test_a_loop_and_an_unknown_parent_are_named(self):
+        with self.assertRaisesRegex(HarnessError, r'\[c\]: inherits itself'):
+            self.load(self.INI + '\n[c]\ninherits = c\n')
+        with self.assertRaisesRegex(HarnessError, r'inherits \[nope\]'):
+            self.load(self.INI + '\n[c]\ninherits = nope\n')
+
+    def test_the_projects_file_spells_each_lockdep_flavor_once(self):
+        every = flv.load()
+        self.assertEqual(every['v3-lockdep'].config[0],
+                         'CONFIG_PROTECTED_STICKY_SYMLINKS=y')
+        self.assertIn('CONFIG_KASAN=y', every['san-planted'].config)
+        self.assertEqual(every['race-v1'].pick_link_order,
+                         every['v1'].pick_link_order)
+        self.assertNotIn('debug-sanitizers', every)
