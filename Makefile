@@ -10,6 +10,8 @@
 #   make bench           the benchmarks, and the rename race counted on the
 #                        unmodified kernels (RACE_TRIES opens per shape)
 #   make bless           accept the current results as results/expected
+#   make lava            every default flavor as a LAVA job, run here with
+#                        lava-run and compared with the project's verdicts
 #   make stress          every check the kernel's bots run, in one target:
 #                        static checks with coccicheck, lockdep/KASAN/UBSAN
 #                        and KCSAN under load, the config sweep; each with
@@ -25,7 +27,7 @@ FLAVOR ?=
 RACE_TRIES ?= 20000
 
 .PHONY: all deps kernels kernel guest smoke suite posted-check unit check \
-	attack bench reviewer-path add-operation static-check stress clean
+	attack bench lava reviewer-path add-operation static-check stress clean
 
 all:
 	@PYTHON=$(PYTHON) FLAVOR=$(FLAVOR) bash harness/make-all.sh
@@ -62,6 +64,12 @@ check: deps
 
 reviewer-path: deps guest
 	bash harness/tests/reviewer-path.sh
+
+# every built default flavor as a LAVA job, run with lava-run (LAVA's own
+# dispatcher) and compared with the project's own verdicts
+lava:
+	@sh harness/deps.sh lava
+	$(STICKY) lava $$($(STICKY) flavors default)
 
 # an operation added as one row of common/lib/cases.def and its call
 add-operation: deps guest

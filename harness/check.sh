@@ -141,6 +141,22 @@ add_operation() {
 		env ADD_OPERATION_MUTANT=1 bash harness/tests/add-operation.sh
 }
 step add-operation add_operation
+# The kernels as LAVA jobs (docs/lava.md): every suite flavor's job
+# validated by LAVA's schema, v1 and v3 run with lava-run and compared
+# with the project's own verdicts; v1 judged with v3's expectations and a
+# guest that dies mid-run must fail.
+lava_check() {
+	sh harness/deps.sh lava || return 1
+	$PY harness/sticky.py lava --validate-only $(flavors suite) || return 1
+	$PY harness/sticky.py lava v1 v3 || return 1
+	must_fail_on "LAVA: v1 judged with v3's expectations" \
+		"XFAIL), [1-9][0-9]* fail" \
+		$PY harness/sticky.py lava --expect-flavor v3 v1 || return 1
+	must_fail_on "LAVA: a guest that dies mid-run" \
+		"the LAVA job did not complete" \
+		$PY harness/sticky.py lava --die-after 5 v3
+}
+step lava lava_check
 step lockdep-kernels $PY harness/sticky.py build $(flavors sanitizers)
 step stress $PY harness/sticky.py stress
 # KASAN and UBSAN on their planted defects (KCSAN's is in make stress).

@@ -1,6 +1,7 @@
 """The subcommands of sticky.py, one module per stage of the pipeline:
 kernel (build and check the series), suite (boot and run the suite),
-experiments (attack, idmap, stress, contention, mutants, benchmarks); the
+experiments (attack, idmap, stress, contention, mutants, benchmarks), lava
+(each kernel as a LAVA job); the
 differ is harness/stickydiff, run by make."""
 
 from experiments import beyond_cmd
@@ -12,6 +13,7 @@ from experiments import race_cmd
 from experiments import stress
 from kernel import cli as kernel_cli
 from kernel import mboximport
+from lava import cli as lava_cli
 from suite import cli as suite_cli
 
 
@@ -26,3 +28,4 @@ def add_all(sub):
     mutants.add(sub)
     idmap_cmd.add_idmap_commands(sub)
     race_cmd.add(sub)
+    lava_cli.add(sub)

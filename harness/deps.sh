@@ -14,6 +14,17 @@ static checks: sparse coccinelle
 qemu: qemu-system-x86 qemu-system-data
 guest tools: busybox-static e2fsprogs
 harness: python3 git"
+# Opt-in: `sh harness/deps.sh lava` (make lava and make check's lava step
+# do so) adds LAVA's dispatcher, lava-run, and its Python (lava_common,
+# PyYAML, jinja2): about 150 packages, 1 min 44 s here (2026-12-06).
+for want in "$@"; do
+	case "$want" in
+	lava) PKG_GROUPS="$PKG_GROUPS
+lava dispatcher: lava-dispatcher" ;;
+	*) echo "error: deps.sh: unknown group '$want' (known: lava)" >&2
+	   exit 2 ;;
+	esac
+done
 # Optional: headless Chromium for the report's screenshot tests
 # (harness/tests/test_screenshot.py; they skip without it), an 81 MB
 # download. STICKY_NO_BROWSER=1 leaves it out.

@@ -88,8 +88,9 @@ def build(init, programs, out, data=None, busybox=BUSYBOX):
 
 
 def _data_files(c, files, made):
-    """Adds files ({guest path: bytes}, mode 0644) to c with the parent
-    directories (0755) not in `made`."""
+    """Adds files ({guest path: bytes}, mode 0644, or 0755 for a program:
+    an ELF or a #! script) to c with the parent directories (0755) not in
+    `made`."""
     for guest in sorted(files):
         parts = guest.strip('/').split('/')[:-1]
         for i in range(1, len(parts) + 1):
@@ -97,7 +98,9 @@ def _data_files(c, files, made):
             if d not in made:
                 made.add(d)
                 c.dir(d)
-        c.file(guest.strip('/'), files[guest], perm=0o644)
+        program = files[guest][:4] == b'\x7fELF' or files[guest][:2] == b'#!'
+        c.file(guest.strip('/'), files[guest],
+               perm=0o755 if program else 0o644)
 
 
 def _write_if_changed(out, data):
@@ -115,8 +118,8 @@ def _write_if_changed(out, data):
 
 def append(base, files, out):
     """Writes out: the archive `base` followed by a second gzip'd archive
-    of `files` ({guest path: bytes}, mode 0644, parent directories
-    0755). Only if it changed."""
+    of `files` ({guest path: bytes}, mode 0644 or 0755 for a program,
+    parent directories 0755). Only if it changed."""
     c = Cpio()
     _data_files(c, files, set())
     with open(base, 'rb') as f:

@@ -184,6 +184,31 @@ def _idle_note(build, name):
             f'printk_ratelimited()\'s interval' if found else '')
 
 
+LAVA_TARGET = 1.5
+
+
+def _lava_figure(build, top, name):
+    """lava-run on one flavor against the project's own suite boot of the
+    same kernel (just measured)."""
+    title = f'lava-run in {name}'
+    if not os.path.isfile('/usr/bin/lava-run') or os.geteuid():
+        return Figure(title, None, 'own suite boot', None, LAVA_TARGET,
+                      'needs root and `sh harness/deps.sh lava`')
+    bad = _run([sys.executable, os.path.join(top, 'harness', 'sticky.py'),
+                '--build-dir', build, 'lava', name], top)
+    try:
+        with open(os.path.join(build, 'results', 'lava.json'),
+                  encoding='utf-8') as f:
+            got = json.load(f)[name]
+    except (OSError, ValueError, KeyError):
+        got = {}
+    return Figure(title, got.get('seconds'), 'own suite boot',
+                  _suite_seconds(build, name), LAVA_TARGET,
+                  'LAVA\'s results differ from the own boot' if bad else
+                  f'{got.get("results", 0)} results recorded, equal to the '
+                  'own boot\'s')
+
+
 def run(args, boot):
     """boot(flavor) -> qemu.Outcome. Returns the table and writes it."""
     build, top = args.build_dir, args.top
@@ -222,6 +247,7 @@ def run(args, boot):
                               bare.seconds, 3.0,
                               'the suite failed' if bad
                               else _idle_note(build, f.name)))
+        figures.append(_lava_figure(build, top, f.name))
         break
     total, note = check_seconds(build)
     figures.append(Figure('make check (last run)', total, 'target',
