@@ -18,6 +18,7 @@
 # flavor only: the guest's verdict must fail (make check requires it).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/harness/tests/scratch.sh"
 mutant=${ADD_OPERATION_MUTANT:-}
 scratch=$top/build/add-operation${mutant:+-mutant}
 OP=openat2_plain
@@ -34,10 +35,7 @@ for need in "$top/build/pristine" \
 done
 rm -rf "$scratch"
 mkdir -p "$scratch/top/build/results"
-cd "$top"
-git ls-files -z --cached --others --exclude-standard |
-	tar --null --ignore-failed-read -T - -cf - 2>/dev/null |
-	tar -xf - -C "$scratch/top"
+copy_project "$scratch/top"
 cd "$scratch/top"
 ln -s "$top/build/pristine" build/pristine
 for f in $defaults; do ln -s "$top/build/$f" "build/$f"; done
@@ -68,12 +66,6 @@ make --no-print-directory report >/dev/null || true
 stamp "diff and report"
 
 # --- the verdict ---
-pass=0
-fail=0
-check() {
-	if "$@"; then pass=$((pass + 1)); echo "ok - $name"
-	else fail=$((fail + 1)); echo "not ok - $name"; fi
-}
 name="only cases.def and ops.c were edited"
 check [ "$(diff "$scratch/before" "$scratch/after" | grep '^>' | awk '{print $3}' | sort | tr '\n' ' ')" \
 	= "./common/lib/cases.def ./common/suite/ops.c " ]

@@ -18,6 +18,7 @@
 # "N passed, N failed".
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/harness/tests/scratch.sh"
 scratch=$top/build/reviewer-path
 # the reviewer's tree has run `make`: every default flavor has results,
 # or the report's verdict names them missing
@@ -33,10 +34,7 @@ if [ -d "$scratch/top" ]; then
 	find "$scratch/top/build" -mindepth 1 -maxdepth 1 ! -name v2 -exec rm -rf {} +
 fi
 mkdir -p "$scratch/top/build/results"
-cd "$top"
-git ls-files -z --cached --others --exclude-standard |
-	tar --null --ignore-failed-read -T - -cf - 2>/dev/null |
-	tar -xf - -C "$scratch/top"
+copy_project "$scratch/top"
 cd "$scratch/top"
 ln -s "$top/build/pristine" build/pristine
 ln -s "$top/build/v1" build/v1
@@ -81,12 +79,6 @@ make --no-print-directory report >/dev/null
 stamp "diff and report"
 
 # --- the verdict ---
-pass=0
-fail=0
-check() {
-	if "$@"; then pass=$((pass + 1)); echo "ok - $name"
-	else fail=$((fail + 1)); echo "not ok - $name"; fi
-}
 python_after=$(find harness -name '*.py' -print0 | sort -z |
 	xargs -0 sha256sum | sha256sum)
 name="no Python file touched"
