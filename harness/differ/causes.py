@@ -41,7 +41,8 @@ class Cause:
 
 CAUSES = {c.name: c for c in (
     Cause(DEFAULT_VALUE, "design",
-          "the knobs' boot values differ (setting `boot` only): one rule"
+          "the knobs' boot values differ (setting `boot`, or each side at"
+          " its own default): one rule"
           " is on by default, the other off (for instance unless built"
           " with its Kconfig default set)"),
     Cause(KNOB_SETTING, "setting",

@@ -31,6 +31,9 @@ class Pair:
     a: str
     b: str
     settings: Optional[Tuple[str, ...]] = None   # A's labels; None = all
+    # fs.protected_symlinks' value with each side's own knob at its own
+    # boot default (2010: no such knob, so 0); None: join equal labels
+    at_defaults: Optional[int] = None
 
 
 PAIRS_INI = os.path.join(os.path.dirname(os.path.dirname(
@@ -46,7 +49,12 @@ def load_pairs(path=PAIRS_INI):
     for title in cp.sections():
         sec = cp[title]
         labels = tuple(sec.get("settings", "").split()) or None
-        out.append(Pair(title, sec["a"].strip(), sec["b"].strip(), labels))
+        ps = sec.get("at_defaults", "").strip()
+        if ps not in ("", "ps0", "ps1"):
+            raise ValueError("%s [%s]: at_defaults = %r, not ps0 or ps1"
+                             % (path, title, ps))
+        out.append(Pair(title, sec["a"].strip(), sec["b"].strip(), labels,
+                        int(ps[2]) if ps else None))
     return tuple(out)
 
 
@@ -201,9 +209,28 @@ def _joins(label_a, label_b):
     return ps_a == ps_b and (own_a == own_b or None in (own_a, own_b))
 
 
+def default_label(flavor, ps):
+    """The label of a flavor's own knob at its boot default, with
+    fs.protected_symlinks = ps."""
+    spec = FLAVORS[flavor]
+    if spec.knob is None:
+        return "ps%d-own-" % ps
+    on = spec.own_protects({spec.knob: spec.boot_default})
+    return "ps%d-own%d" % (ps, int(on))
+
+
 def _joined_settings(pair, file_a, file_b):
     """[(label A, label B)]: the pair's labels of A, each joined with
-    every label of B that means the same knobs; either side may be base."""
+    every label of B that means the same knobs; either side may be base.
+    A pair `at_defaults` joins each side's own default instead."""
+    if pair.at_defaults is not None:
+        labels = (default_label(pair.a, pair.at_defaults),
+                  default_label(pair.b, pair.at_defaults))
+        for result, label in zip((file_a, file_b), labels):
+            if label not in result.settings:
+                raise JoinError("%s: has no setting %s (needed for %s)"
+                                % (result.path, label, pair.title))
+        return [labels]
     out = []
     labels_b = _labels(file_b, None)
     for label in _labels(file_a, pair.settings):
@@ -298,7 +325,8 @@ def _classify(out, labels, cid, side_a, side_b):
         return
     outcome_causes, verdict_causes = _attribute(
         (case_a, side_a.config(label_a)), (case_b, side_b.config(label_b)),
-        side_a.result.flavor, side_b.result.flavor, label_a == "boot")
+        side_a.result.flavor, side_b.result.flavor,
+        label_a == "boot" or out.pair.at_defaults is not None)
     if observed_differ:
         _group(out.differ, causes.JOIN.join(outcome_causes)
                or causes.UNEXPLAINED, row())

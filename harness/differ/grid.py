@@ -65,6 +65,10 @@ def _cell(pair_diff, a, b, declared, related):
                       for g in groups), declared, related)
 
 
+def _every_setting(pair):
+    return pair.settings is None and pair.at_defaults is None
+
+
 def build(files, known=(), predictions=None):
     """The Grid of every two flavors of `files` ({flavor: result}).
 
@@ -76,9 +80,9 @@ def build(files, known=(), predictions=None):
     for i, a in enumerate(flavors):
         for b in flavors[i + 1:]:
             whole = [d for d in known if _same(d.pair, a, b)
-                     and d.pair.settings is None and not d.missing]
+                     and _every_setting(d.pair) and not d.missing]
             related = tuple(d.pair for d in known if _same(d.pair, a, b)
-                            and d.pair.settings is not None)
+                            and not _every_setting(d.pair))
             if whole:
                 grid.cells[(a, b)] = _cell(whole[0], a, b, whole[0].pair,
                                            related)

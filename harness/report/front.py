@@ -58,6 +58,14 @@ def verdict(analysis, source):
         " alone. Outcomes are ", Mark("observed"), "; which rule refused is ",
         Mark("inferred"), " by the model; what the patches say is ",
         Mark("static"), "."]))
+    if any(d.pair.at_defaults is not None for d in analysis.diffs):
+        lines.append(doc.Para([
+            "The pairs marked \u201cas posted in 2010\u201d compare each"
+            " revision at its own default with fs.protected_symlinks off, as"
+            " in 2010, when that knob did not exist; the others run under"
+            " Debian's boot setting (fs.protected_symlinks=1), where"
+            " mainline's check refuses every cross-uid trailing link first"
+            " and masks that part of the revisions' rule."]))
     if analysis.diffs:
         lines.append(doc.Para([Strong("Pair by pair")]))
         lines.append(doc.Bullets([headline(d) for d in analysis.diffs]))

@@ -37,6 +37,25 @@ class DiffTest(unittest.TestCase):
         self.assertEqual(groups, {causes.DEFAULT_VALUE: 2})
         self.assertEqual(result.settings, [("boot", "boot")])
 
+    def test_2010_pair_joins_each_side_at_its_own_default(self):
+        title = ("v1 vs v3 as posted in 2010: each at its own default, no"
+                 " fs.protected_symlinks")
+        groups, result = self.groups(title)
+        # v1 on (weak_sticky_symlinks=0), v3 off, mainline's knob 0: every
+        # cross-uid follow v1 refuses differs, trailing ones too (core-B,
+        # core-root, inter-B, nsf-trail-B, nsf-inter-B), for its default.
+        self.assertEqual(result.settings, [("ps0-own1", "ps0-own0")])
+        self.assertEqual(groups, {causes.DEFAULT_VALUE: 5})
+        self.assertEqual(diff.default_label("base", 0), "ps0-own-")
+        self.assertEqual(diff.default_label("v3y", 0), "ps0-own1")
+
+    def test_at_defaults_must_be_ps0_or_ps1(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".ini") as f:
+            f.write("[x]\na = v1\nb = v3\nat_defaults = 2010\n")
+            f.flush()
+            with self.assertRaisesRegex(ValueError, "at_defaults = '2010'"):
+                diff.load_pairs(f.name)
+
     def test_v1_v3_both_on_differ_only_in_log_text(self):
         groups, result = self.groups("v1 vs v3 with both protections on")
         self.assertEqual(groups, {})
