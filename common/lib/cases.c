@@ -93,3 +93,7 @@ const struct mount_case mount_cases[N_MOUNTCASE] = {
 #define MOUNTCASE(position, op, target) { position, op, target },
 #include "cases.def"
 };
+const struct setting_row setting_rows[N_SETTING_ROW] = {
+#define SETTING(ps, own) { ps, own },
+#include "cases.def"
+};

@@ -47,6 +47,10 @@ enum { N_REPDIR = 0
 enum { N_MOUNTCASE = 0
 #include "cases.def"
 };
+#define SETTING(...) +1
+enum { N_SETTING_ROW = 0
+#include "cases.def"
+};
 enum kind { K_TRAILING, K_INTERMEDIATE };
 enum node { NODE_FILE, NODE_DIR, NODE_ABSENT, NODE_SCRIPT };
 /* what an op does to a link its path names and it does not follow */
@@ -72,6 +76,7 @@ struct position_row {
 	int owner2;
 };
 struct mount_case { unsigned position, op, target; };
+struct setting_row { unsigned ps, own; };
 
 extern const struct axis_row group_rows[N_CASE_GROUP];
 extern const unsigned group_mount[N_CASE_GROUP];
@@ -82,6 +87,7 @@ extern const struct target_row targets[N_TARGET];
 extern const unsigned follower_flags[N_FOLLOWER];
 extern const struct position_row positions[N_POS];
 extern const struct mount_case mount_cases[N_MOUNTCASE];
+extern const struct setting_row setting_rows[N_SETTING_ROW];
 extern const unsigned dir_modes[N_DIRMODE];
 extern const char *const owner_names[N_OWN];
 extern const unsigned owner_ids[N_OWN];

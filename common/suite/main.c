@@ -159,7 +159,7 @@ int main(int argc, char **argv)
 	const char *only = NULL, *only_setting = NULL, *expect_path = EXPECT_PATH;
 	char why[512];
 	static struct case_spec cases[MAX_CASES];
-	struct setting settings[5];
+	struct setting settings[1 + N_SETTING_ROW];
 	int nset = 0, ncases, printk_level = -1, fatal = 0, log_errs = 0, waiting;
 	struct log_run lr = { .release = 0 };
 	double t_start;
@@ -210,15 +210,24 @@ int main(int argc, char **argv)
 	memset(settings, 0, sizeof settings);
 	snprintf(settings[nset].label, sizeof settings[0].label, "boot");
 	settings[nset++].boot = 1;
-	for (int ps = 0; ps <= 1; ps++)
-		for (int own = 0; own <= (own_kind < 0 ? 0 : 1); own++) {
-			struct setting *s = &settings[nset++];
-			s->ps = ps, s->own = own;
-			if (own_kind < 0)
-				snprintf(s->label, sizeof s->label, "ps%d-own-", ps);
-			else
-				snprintf(s->label, sizeof s->label, "ps%d-own%d", ps, own);
+	/* lib/cases.def's SETTING rows; without an own knob, one per mainline value */
+	for (int r = 0; r < N_SETTING_ROW; r++) {
+		int ps = (int)setting_rows[r].ps, own = (int)setting_rows[r].own, seen = 0;
+		struct setting *s = &settings[nset];
+
+		if (own_kind < 0)
+			snprintf(s->label, sizeof s->label, "ps%d-own-", ps);
+		else
+			snprintf(s->label, sizeof s->label, "ps%d-own%d", ps, own);
+		for (int k = 0; k < nset; k++)
+			seen |= !strcmp(settings[k].label, s->label);
+		if (seen) {
+			memset(s, 0, sizeof *s);
+			continue;
 		}
+		s->ps = ps, s->own = own_kind < 0 ? 0 : own;
+		nset++;
+	}
 
 	ncases = matrix_generate(cases, (int)(sizeof cases / sizeof cases[0]), quick);
 	if (ncases > (int)(sizeof cases / sizeof cases[0])) {

@@ -83,6 +83,7 @@ class Table:
     positions: dict     # name -> Position
     ops: dict           # name -> Op
     mount_cases: tuple  # (position, op, target) names
+    settings: tuple     # (protected_symlinks, own) after `boot`
 
 
 def _args(text, where):
@@ -125,7 +126,7 @@ def _word(arg, prefix):
 
 ARITY = {'GROUP': 4, 'MOUNT': 3, 'OWNER': 4, 'DIRMODE': 2, 'REPDIR': 3,
          'TARGET': 8, 'FOLLOWER': 7, 'POSITION': 10, 'OP': 6,
-         'MOUNTCASE': 3}
+         'MOUNTCASE': 3, 'SETTING': 2}
 
 
 def rows(text):
@@ -202,7 +203,9 @@ def parse(text):
                        for a in got['REPDIR']),
         targets=targets, followers=followers, positions=positions, ops=ops,
         mount_cases=tuple((name(a[0]), name(a[1]), name(a[2]))
-                          for a in got['MOUNTCASE']))
+                          for a in got['MOUNTCASE']),
+        settings=tuple((_value(a[0]), _value(a[1]))
+                       for a in got['SETTING']))
 
 
 @lru_cache(maxsize=None)

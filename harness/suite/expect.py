@@ -31,6 +31,7 @@ settings: about 310 KB for five settings, 17 KB in the gzipped initramfs).
 """
 
 from model import cases as caseids
+from model.table import TABLE
 from model import ratelimit
 from model.control import ControlError, predict_control
 from model.flavors import (FLAVORS, MAINLINE_BOOT, MAINLINE_KNOB,
@@ -65,14 +66,15 @@ def settings(flavor):
     # the other mainline knobs keep their boot values, hardlinks is off
     pinned = {k: v for k, v in MAINLINE_BOOT.items() if k != MAINLINE_KNOB}
     pinned['protected_hardlinks'] = 0
-    for ps in (0, 1):
+    # common/lib/cases.def's SETTING rows, as common/suite/main.c runs them
+    for ps, own in TABLE.settings:
         if spec.knob is None:
-            out.append((f'ps{ps}-own-', {MAINLINE_KNOB: ps, **pinned}))
+            if f'ps{ps}-own-' not in dict(out):
+                out.append((f'ps{ps}-own-', {MAINLINE_KNOB: ps, **pinned}))
             continue
-        for own in (0, 1):
-            out.append((f'ps{ps}-own{own}',
-                        {MAINLINE_KNOB: ps, **pinned,
-                         spec.knob: spec.protection_to_value(own)}))
+        out.append((f'ps{ps}-own{own}',
+                    {MAINLINE_KNOB: ps, **pinned,
+                     spec.knob: spec.protection_to_value(own)}))
     return out
 
 

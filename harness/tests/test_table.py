@@ -96,6 +96,9 @@ class ParseTest(unittest.TestCase):
         self.assertEqual(T.positions['chain-1ns'].dirs, ('ns', 'here'))
         self.assertEqual(T.rep_dirs[3], ('1770', 'A', frozenset()))
         self.assertEqual(T.groups[3], ('mounts', 'n', 'nosymfollow'))
+        self.assertEqual(T.settings, ((0, 0), (0, 1), (1, 0), (1, 1)))
+        self.assertEqual([label for label, _ in expect.settings('base')],
+                         ['boot', 'ps0-own-', 'ps1-own-'])
 
     def test_bad_rows_are_refused_with_their_line(self):
         good = 'OWNER(OWN_A, "A", 1000, AX_QUICK)\n'
