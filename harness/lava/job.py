@@ -15,6 +15,8 @@ read stopped; the console reaches LAVA as "\\r\\r\\n", so it ends with the
 first \\r (a "\\r?\\n" would never match and drop every line).
 """
 
+import json
+
 MONITOR_NAME = 'sticky-suite'
 START = 'KTAP version 1'
 END = '# Totals: '
@@ -81,7 +83,6 @@ def url(base, path, root):
 def to_yaml(obj, indent=0):
     """Block-style YAML of dicts, lists, strings, numbers and booleans;
     strings are double-quoted (JSON's escapes are YAML's)."""
-    import json
     pad = ' ' * indent
     if isinstance(obj, dict):
         if not obj:

@@ -16,29 +16,28 @@ static int cmpstr(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static int unused(const int *used, int n)
+{
+	int miss = 0;
+
+	for (int i = 0; i < n; i++)
+		miss += !used[i];
+	return miss;
+}
+
 /* every row of lib/cases.def reaches at least one case */
 static void test_rows_used(const struct case_spec *c, int n)
 {
 	int used_op[N_OP] = { 0 }, used_pos[N_POS] = { 0 }, used_t[N_TARGET] = { 0 };
 	int used_f[N_FOLLOWER] = { 0 }, used_m[N_DIRMODE] = { 0 }, used_g[N_CASE_GROUP] = { 0 };
-	int miss = 0;
 
 	for (int i = 0; i < n; i++) {
 		used_op[c[i].op]++, used_pos[c[i].position]++, used_t[c[i].target]++;
 		used_f[c[i].follower]++, used_m[c[i].mode_idx]++, used_g[c[i].group]++;
 	}
-	for (int i = 0; i < N_OP; i++)
-		miss += !used_op[i];
-	for (int i = 0; i < N_POS; i++)
-		miss += !used_pos[i];
-	for (int i = 0; i < N_TARGET; i++)
-		miss += !used_t[i];
-	for (int i = 0; i < N_FOLLOWER; i++)
-		miss += !used_f[i];
-	for (int i = 0; i < N_DIRMODE; i++)
-		miss += !used_m[i];
-	for (int i = 0; i < N_CASE_GROUP; i++)
-		miss += !used_g[i];
+	int miss = unused(used_op, N_OP) + unused(used_pos, N_POS) + unused(used_t, N_TARGET) +
+		   unused(used_f, N_FOLLOWER) + unused(used_m, N_DIRMODE) +
+		   unused(used_g, N_CASE_GROUP);
 	CHECK(miss == 0, "%d rows of lib/cases.def reach no case", miss);
 }
 
