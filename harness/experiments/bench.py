@@ -162,15 +162,6 @@ def check_seconds(build):
         f'{k} {v}s' for k, v in slow) + disk
 
 
-def _suite_seconds(build, name):
-    path = os.path.join(build, 'results', f'{name}.timing.json')
-    try:
-        with open(path, encoding='utf-8') as f:
-            return json.load(f).get('seconds')
-    except (OSError, ValueError):
-        return None
-
-
 def _idle_note(build, name):
     """What the suite's console says the log interval left idle."""
     path = os.path.join(build, 'logs', f'{name}-suite', 'console.log')
@@ -203,7 +194,7 @@ def _lava_figure(build, top, name):
     except (OSError, ValueError, KeyError):
         got = {}
     return Figure(title, got.get('seconds'), 'own suite boot',
-                  _suite_seconds(build, name), LAVA_TARGET,
+                  results.suite_seconds(build, name), LAVA_TARGET,
                   'LAVA\'s results differ from the own boot' if bad else
                   f'{got.get("results", 0)} results recorded, equal to the '
                   'own boot\'s')
@@ -243,7 +234,7 @@ def run(args, boot):
                     '--build-dir', build, 'suite', '--jobs', '1', f.name],
                    top)
         figures.append(Figure(f'suite in {f.name}, all settings',
-                              _suite_seconds(build, f.name), 'bare boot',
+                              results.suite_seconds(build, f.name), 'bare boot',
                               bare.seconds, 3.0,
                               'the suite failed' if bad
                               else _idle_note(build, f.name)))

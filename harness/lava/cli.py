@@ -10,7 +10,6 @@ recorded anything other than the project's own verdicts.
 """
 
 import hashlib
-import json
 import os
 import shutil
 import subprocess
@@ -151,15 +150,6 @@ def reference(build_dir, name):
         return results.parse_ktap(f.read())
 
 
-def own_seconds(build_dir, name):
-    path = os.path.join(build_dir, 'results', f'{name}.timing.json')
-    try:
-        with open(path, encoding='utf-8') as f:
-            return float(json.load(f)['seconds'])
-    except (OSError, ValueError, KeyError):
-        return None
-
-
 def cmd_lava(args):
     if not args.validate_only:
         if not os.path.isfile(LAVA_RUN):
@@ -184,7 +174,7 @@ def cmd_lava(args):
         run, seconds, log_path = run_job(name, job_path, dev_path, i + 1,
                                          args.minutes * 60 + 180)
         problems = results.compare(run, ref)
-        own = own_seconds(args.build_dir, name)
+        own = suite_results.suite_seconds(args.build_dir, name)
         counts = results.count(run.verdicts)
         log(f'{name}: lava-run {seconds:.1f} s'
             + (f' ({seconds / own:.2f} x its own suite boot, {own:.1f} s)'

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from .flavors import UIDS
 
-from .table import TABLE, ops_with
+from .table import TABLE, core, ops_with
 
 GROUP_NAMES = {short: name for name, short, _ in TABLE.groups}
 MOUNT_OF_GROUP = {short: mount for _, short, mount in TABLE.groups}
@@ -184,8 +184,7 @@ def case_ids(quick=False):
     """Every case id of a suite run (`--quick` with quick), in the suite's
     order: common/lib/matrix.c matrix_generate() over cases.def's rows."""
     t = TABLE
-    core_op = next(n for n, op in t.ops.items() if "core" in op.flags)
-    core_pos = next(n for n, p in t.positions.items() if "core" in p.flags)
+    core_op, core_pos = core(t.ops), core(t.positions)
     short = {name: s for name, s, _ in t.groups}
     pshort = {n: p.short for n, p in t.positions.items()}
 

@@ -102,8 +102,6 @@ def _value(arg):
         return arg[1:-1]
     if re.fullmatch(r'0[0-7]+', arg):
         return int(arg, 8)
-    if re.fullmatch(r'\d+', arg):
-        return int(arg)
     if re.fullmatch(r'-?\d+', arg):
         return int(arg)
     return arg

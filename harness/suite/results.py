@@ -122,6 +122,17 @@ def group_rank(rec):
             else len(GROUP_ORDER), name)
 
 
+def suite_seconds(build_dir, name):
+    """How long the flavor's last suite boot took (build/results/
+    <name>.timing.json, written by sticky.py suite), or None."""
+    path = os.path.join(build_dir, 'results', f'{name}.timing.json')
+    try:
+        with open(path, encoding='utf-8') as f:
+            return float(json.load(f)['seconds'])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def write_json(obj, path):
     """Writes to a temporary name, fsyncs, renames: a full disk or an
     interrupt leaves the previous file whole, and a failed write says so."""
