@@ -55,6 +55,9 @@ extern int knob_boot[MAX_KNOB];		/* -1000 = absent */
 #define STATUS_BASE 10000	/* err = STATUS_BASE + exit status: execve ran but the script did not exit 7 */
 int do_op(int op, const char *path, const char *aux, unsigned chown_uid, int *err);
 
+/* single.c: sticky-suite --op, one op of the table (docs/repro.md) */
+int single_op_main(int argc, char **argv);
+
 /* fixture.c */
 int fixture_setup(char *why, size_t n);
 int fixture_teardown(void);
@@ -79,6 +82,7 @@ int run_cases(const struct setting *s, const struct case_spec *cases, int ncases
 int apply_setting(const struct setting *s, char *why, size_t n);
 int knobs_expected_ok(const struct setting *s, char *why, size_t n);
 extern int own_kind;	/* the revision knob this kernel has, or -1 */
+const char *ename(int e, char *b, size_t n);	/* errno name, or STATUS<n> of an execve */
 
 /* the log probes, split around the ratelimit's interval (kmsg.c) */
 struct log_run {

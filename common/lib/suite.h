@@ -160,6 +160,8 @@ void ctl_keep(const struct ctl_key *k, int cret, int cerr);
 
 /* util.c */
 int lookup_name(const char *const *names, int n, const char *s);
+int op_by_name(const char *s);			/* the op row named s, or -1 */
+int parse_ids(const char *s, unsigned *out, int n);	/* "R,E,S,FS": 0, or -1 */
 int dir_mode_index(unsigned mode);
 int parse_mode(const char *s, unsigned *mode);
 int xfmt(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "suite.h"
 
@@ -32,6 +33,33 @@ int lookup_name(const char *const *names, int n, const char *s)
 		if (!strcmp(names[i], s))
 			return i;
 	return -1;
+}
+
+/* the op row named s, or -1 */
+int op_by_name(const char *s)
+{
+	for (int i = 0; i < N_OP; i++)
+		if (!strcmp(op_info[i].name, s))
+			return i;
+	return -1;
+}
+
+/* n comma-separated unsigned decimals ("1000,0,0,1000"): 0, or -1 */
+int parse_ids(const char *s, unsigned *out, int n)
+{
+	for (int i = 0; i < n; i++) {
+		char *end;
+		unsigned long v;
+
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = strtoul(s, &end, 10);
+		if (v > 0xfffffffeUL || (*end != (i + 1 < n ? ',' : '\0')))
+			return -1;
+		out[i] = (unsigned)v;
+		s = end + 1;
+	}
+	return 0;
 }
 
 /* the index of a mode in the core matrix's dirs, or -1 */

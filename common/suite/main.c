@@ -150,7 +150,8 @@ static int rule_off(const struct setting *s)
 static void usage(void)
 {
 	out_console("usage: sticky-suite [--quick] [--only matrix|positions|ops|mounts|sysctl|log] [--setting LABEL]\n"
-		    "                    [--expect FILE (default " EXPECT_PATH ")]\n");
+		    "                    [--expect FILE (default " EXPECT_PATH ")]\n"
+		    "       sticky-suite --op NAME [--ids RUID,EUID,SUID,FSUID] [--chown UID] PATH [AUX]\n");
 }
 
 int main(int argc, char **argv)
@@ -166,6 +167,9 @@ int main(int argc, char **argv)
 
 	if (argc == 2 && !strcmp(argv[1], "--setuid-exec-server"))
 		return setuid_exec_serve();
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--op"))
+			return single_op_main(argc, argv);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick"))
 			quick = 1;

@@ -67,7 +67,7 @@ static void link_json(struct jb *j, const struct link_mk *k, int kind)
 	jb_close_obj(j);
 }
 
-static const char *ename(int e, char *b, size_t n)
+const char *ename(int e, char *b, size_t n)
 {
 	if (e >= STATUS_BASE) {
 		snprintf(b, n, "STATUS%d", e - STATUS_BASE);

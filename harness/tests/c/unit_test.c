@@ -431,6 +431,23 @@ static void test_ctlshare(void)
 	CHECK(ctl_recall(&k, &ret, &err) && ret == 0, "forgotten slots are reused");
 }
 
+/* sticky-suite --op's arguments: every op row by its name, and the ids */
+static void test_single_op_args(void)
+{
+	unsigned ids[4] = { 7, 7, 7, 7 }, one = 7;
+
+	for (int i = 0; i < N_OP; i++)
+		CHECK(op_by_name(op_info[i].name) == i, "op %s found by its name", op_info[i].name);
+	CHECK(op_by_name("open") < 0 && op_by_name("") < 0, "an unknown op is refused");
+	CHECK(!parse_ids("1000,0,0,1000", ids, 4) && ids[0] == 1000 && ids[1] == 0 &&
+	      ids[3] == 1000, "four ids read: %u %u %u %u", ids[0], ids[1], ids[2], ids[3]);
+	CHECK(!parse_ids("1001", &one, 1) && one == 1001, "one id read: %u", one);
+	CHECK(parse_ids("1000,0,0", ids, 4) && parse_ids("1000,0,0,1,2", ids, 4) &&
+	      parse_ids("1000,,0,0", ids, 4) && parse_ids("-1,0,0,0", ids, 4) &&
+	      parse_ids("A,0,0,0", ids, 4) && parse_ids("4294967295,0,0,0", ids, 4) &&
+	      parse_ids("1000,0,0,1000 ", ids, 4), "malformed ids refused");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--list"))
@@ -446,6 +463,7 @@ int main(int argc, char **argv)
 	test_ktap();
 	test_expect();
 	test_ctlshare();
+	test_single_op_args();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
