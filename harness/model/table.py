@@ -84,6 +84,8 @@ class Table:
     ops: dict           # name -> Op
     mount_cases: tuple  # (position, op, target) names
     settings: tuple     # (protected_symlinks, own) after `boot`
+    needs: tuple = ()   # (row name or None for every case, (major, minor,
+                        # ...), why): the oldest Linux that runs its cases
 
 
 def _args(text, where):
@@ -116,6 +118,12 @@ def _flags(arg):
     return frozenset(n[3:].lower() for n in names)
 
 
+def _version(text):
+    if not isinstance(text, str) or not re.fullmatch(r'\d+(\.\d+)+', text):
+        raise TableError('version %r is not "<major>.<minor>"' % (text,))
+    return tuple(int(x) for x in text.split('.'))
+
+
 def _word(arg, prefix):
     if not arg.startswith(prefix):
         raise TableError('%r should start with %s' % (arg, prefix))
@@ -124,7 +132,7 @@ def _word(arg, prefix):
 
 ARITY = {'GROUP': 4, 'MOUNT': 3, 'OWNER': 4, 'DIRMODE': 2, 'REPDIR': 3,
          'TARGET': 8, 'FOLLOWER': 7, 'POSITION': 10, 'OP': 6,
-         'MOUNTCASE': 3, 'SETTING': 2}
+         'MOUNTCASE': 3, 'SETTING': 2, 'NEEDS': 3}
 
 
 def rows(text):
@@ -188,6 +196,9 @@ def parse(text):
                 a[3]], name(a[4]), dirs,
             None if a[7] == 'LO_CASE' else name(a[7]), _word(a[8], 'CP_'),
             _flags(a[9]))
+    needs = tuple((None if a[0] == 'ALL' else name(a[0]),
+                   _version(_value(a[1])), _value(a[2]))
+                  for a in got['NEEDS'])
     ops = {_value(a[1]): Op(_value(a[1]), name(a[2]), _word(a[3], 'LK_'),
                             _word(a[4], 'CTL_'), _flags(a[5]))
            for a in got['OP']}
@@ -203,7 +214,8 @@ def parse(text):
         mount_cases=tuple((name(a[0]), name(a[1]), name(a[2]))
                           for a in got['MOUNTCASE']),
         settings=tuple((_value(a[0]), _value(a[1]))
-                       for a in got['SETTING']))
+                       for a in got['SETTING']),
+        needs=needs)
 
 
 @lru_cache(maxsize=None)
