@@ -3,7 +3,8 @@
 import os
 from dataclasses import dataclass, field
 
-from .check import check_file
+from . import grid
+from .check import Predictions, check_file
 from .diff import diff_all
 from model.flavors import DEFAULT_FLAVORS
 from model.interface import interface_rows
@@ -21,6 +22,7 @@ class Analysis:
     #                                             kernel was last built
     checks: dict = field(default_factory=dict)
     diffs: list = field(default_factory=list)
+    grid: object = None            # grid.Grid of every two flavors
     join_errors: list = field(default_factory=list)
     interface: list = field(default_factory=list)
     matrices: dict = field(default_factory=dict)
@@ -85,15 +87,15 @@ def analyse(results_dir, range_diff_path=None, full=True):
     out.missing = [result_path(results_dir, f) for f in DEFAULT_FLAVORS
                    if not os.path.exists(result_path(results_dir, f))]
     out.stale = stale_flavors(results_dir, out.files)
+    predictions = Predictions()
     for flavor, result in out.files.items():
-        out.checks[flavor] = check_file(result)
+        out.checks[flavor] = check_file(result, predictions)
     if not full:
         return out
     for flavor, result in out.files.items():
         out.matrices[flavor] = matrices(result, out.checks[flavor])
-    out.diffs, out.join_errors = diff_all(
-        out.files, predictions={f: c.predictions
-                                for f, c in out.checks.items()})
+    out.diffs, out.join_errors = diff_all(out.files, checks=out.checks)
+    out.grid = grid.build(out.files, out.diffs, out.checks)
     out.interface = interface_rows(out.files)
     out.range_diff, out.range_diff_note = read_range_diff(range_diff_path)
     return out

@@ -64,6 +64,8 @@ class CheckResult:
     suite: list = field(default_factory=list)
     artifacts: dict = field(default_factory=dict)  # label -> count
     predictions: dict = field(default_factory=dict)  # key -> Prediction
+    # key -> (observed, decider, log) of the cases the prediction explains
+    settled: dict = field(default_factory=dict)
     controls: int = 0               # recorded controls that were predicted
     control_errors: list = field(default_factory=list)   # ControlMismatch
     follow_tests: int = 0
@@ -96,9 +98,34 @@ def describe_params(params):
                params.get("position"), params.get("mount"), chain))
 
 
-def check_file(result):
-    """Compare every case, the interface records and the settings."""
+class Predictions:
+    """predict() and followtest.judge() of each case, computed once per
+    case id and per the rules a Config puts in force (Config.rules()):
+    flavors and settings that enforce the same rules share the answer.
+    A case whose params differ from those first seen under its id is
+    predicted afresh."""
+
+    def __init__(self):
+        self._known = {}        # (id, rules) -> (params, Prediction)
+
+    def __call__(self, case, config):
+        key = (case["id"], config.rules())
+        known = self._known.get(key)
+        params = case["params"]
+        if known is not None and (known[0] is params or known[0] == params):
+            return known[1]
+        follow, reason = followtest.judge(case, config)
+        prediction = replace(predict(case, config), follow_test=follow,
+                             not_follow=reason)
+        self._known[key] = (params, prediction)
+        return prediction
+
+
+def check_file(result, predictions=None):
+    """Compare every case, the interface records and the settings.
+    `predictions`: a Predictions shared with other files."""
     out = CheckResult(flavor=result.flavor, path=result.path)
+    predictions = predictions or Predictions()
     for label, knobs in sorted(result.settings.items()):
         out.settings += ["%s: %s" % (result.path, p) for p in
                          settings.label_problems(result.flavor, label, knobs)]
@@ -113,12 +140,13 @@ def check_file(result):
     if result.data.get("status") != 0:
         out.suite.append("%s: suite exit status %r"
                          % (result.path, result.data.get("status")))
+    configs = {}            # setting -> Config
     for key in sorted(result.cases):
-        _check_case(out, result, key)
+        _check_case(out, result, key, configs, predictions)
     return out
 
 
-def _check_case(out, result, key):
+def _check_case(out, result, key, configs, predictions):
     """Predict one case, its control and whether it is a follow test."""
     case = result.cases[key]
     out.cases += 1
@@ -130,22 +158,25 @@ def _check_case(out, result, key):
     elif case.get("control_ret") is not None:
         out.controls += 1
     try:
-        config = config_for(result.flavor, result.knobs(key[0]))
-        prediction = predict(case, config)
-        follow, reason = followtest.judge(case, config)
+        config = configs.get(key[0])
+        if config is None:
+            config = configs[key[0]] = config_for(result.flavor,
+                                                  result.knobs(key[0]))
+        prediction = predictions(case, config)
     except (ModelError, KeyError, ValueError) as err:
         out.unexplained.append(Mismatch(result.flavor, key[0], key[1],
                                         observed, str(err),
                                         case["params"]))
         return
-    prediction = replace(prediction, follow_test=follow)
     out.predictions[key] = prediction
     agrees = outcomes_agree(observed, prediction.outcome())
-    if follow:
+    if agrees:
+        out.settled[key] = (observed, prediction.decider, prediction.log)
+    if prediction.follow_test:
         out.follow_tests += 1
         out.follow_explained += agrees and not problem
     else:
-        label = (reason, case["params"]["op"])
+        label = (prediction.not_follow, case["params"]["op"])
         out.not_follow[label] = out.not_follow.get(label, 0) + 1
     if not agrees:
         out.unexplained.append(Mismatch(result.flavor, key[0], key[1],

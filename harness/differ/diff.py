@@ -278,11 +278,13 @@ def observed_differences(file_a, file_b):
 
 
 class _Side:
-    """One flavor of a pair: its file, configs and cached predictions."""
+    """One flavor of a pair: its file, configs and, from its CheckResult,
+    the predictions and the cases the model explains."""
 
-    def __init__(self, result, predictions=None):
+    def __init__(self, result, check=None):
         self.result = result
-        self.predictions = predictions or {}
+        self.predictions = check.predictions if check else {}
+        self.settled = check.settled if check else {}
         self.configs = {}
 
     def config(self, label):
@@ -352,27 +354,31 @@ def _rule(prediction):
     return prediction.decider
 
 
-def diff_pair(pair, files, predictions=None):
+def diff_pair(pair, files, checks=None):
     """PairDiff of one pair; `missing` set when a flavor has no results.
-    `predictions`: {flavor: {(setting, id): Prediction}} to reuse."""
+    `checks`: {flavor: CheckResult} whose predictions are reused."""
     out = PairDiff(pair, static=static_differences(pair))
     absent = [f for f in (pair.a, pair.b) if f not in files]
     if absent:
         out.missing = "no results for %s" % " and ".join(absent)
         return out
-    predictions = predictions or {}
-    side_a = _Side(files[pair.a], predictions.get(pair.a))
-    side_b = _Side(files[pair.b], predictions.get(pair.b))
+    checks = checks or {}
+    side_a = _Side(files[pair.a], checks.get(pair.a))
+    side_b = _Side(files[pair.b], checks.get(pair.b))
     out.observed = observed_differences(side_a.result, side_b.result)
     rows = join(pair, side_a.result, side_b.result)
     out.settings = _joined_settings(pair, side_a.result, side_b.result)
+    settled_a, settled_b = side_a.settled, side_b.settled
     for label_a, label_b, cid in rows:
         out.joined += 1
-        _classify(out, (label_a, label_b), cid, side_a, side_b)
+        settled = settled_a.get((label_a, cid))
+        if settled is None or settled != settled_b.get((label_b, cid)):
+            # else one outcome, explained alike on both sides
+            _classify(out, (label_a, label_b), cid, side_a, side_b)
     return out
 
 
-def diff_all(files, pairs=None, predictions=None):
+def diff_all(files, pairs=None, checks=None):
     """[PairDiff], [JoinError text]; pairs default to pairs_for() the
     flavors present."""
     if pairs is None:
@@ -381,7 +387,7 @@ def diff_all(files, pairs=None, predictions=None):
     diffs, errors = [], []
     for pair in pairs:
         try:
-            diffs.append(diff_pair(pair, files, predictions))
+            diffs.append(diff_pair(pair, files, checks))
         except JoinError as err:
             errors.append("%s: %s" % (pair.title, err))
     return diffs, errors

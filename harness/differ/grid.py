@@ -69,12 +69,12 @@ def _every_setting(pair):
     return pair.settings is None and pair.at_defaults is None
 
 
-def build(files, known=(), predictions=None):
+def build(files, known=(), checks=None):
     """The Grid of every two flavors of `files` ({flavor: result}).
 
     `known`: PairDiffs already computed (the report's pair sections); one
     over the same two flavors and every setting is used as it is and its
-    pair linked.  `predictions`: {flavor: {(setting, id): Prediction}}."""
+    pair linked.  `checks`: {flavor: CheckResult} (their predictions)."""
     flavors = present(files)
     grid = Grid(flavors)
     for i, a in enumerate(flavors):
@@ -89,7 +89,7 @@ def build(files, known=(), predictions=None):
                 continue
             pair = Pair("%s vs %s" % (a, b), a, b)
             try:
-                pair_diff = diff_pair(pair, files, predictions)
+                pair_diff = diff_pair(pair, files, checks)
             except JoinError as err:
                 grid.cells[(a, b)] = Cell(a, b, related=related,
                                           error=str(err))

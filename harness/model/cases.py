@@ -131,29 +131,41 @@ def has_control(cid):
     return not (axes["op"] in NOFOLLOW_OPS and axes["position"] in ON_LINK)
 
 
-def _result(text, cid):
+def _result(text):
+    """(ret, errno) of "ok", an errno name or "-" (none); None if empty."""
     if text == "-":
         return None, None
     if not text:
-        raise CaseIdError("case %s: empty result" % cid)
+        return None
     return (0, "0") if text == "ok" else (-1, text)
 
 
 def parse_outcome(text, cid="?"):
     """(ret, errno, atime, control_ret, control_errno) of a compact
     "<errno or ok> a<1|0|-> c:<errno, ok or ->" string."""
+    parsed = _parse_outcome(text)
+    if isinstance(parsed, str):
+        raise CaseIdError("case %s: %s" % (cid, parsed))
+    return parsed
+
+
+@lru_cache(maxsize=None)
+def _parse_outcome(text):
+    """parse_outcome()'s answer, or what is wrong with `text`: a few
+    distinct strings make up every outcome of a run."""
     parts = text.split()
     if (len(parts) != 3 or not parts[1].startswith("a")
             or not parts[2].startswith("c:")
             or parts[1][1:] not in ("1", "0", "-")):
-        raise CaseIdError("case %s: outcome %r is not '<errno|ok> a<1|0|->"
-                          " c:<errno|ok|->'" % (cid, text))
-    ret, errno = _result(parts[0], cid)
-    if ret is None:
-        raise CaseIdError("case %s: outcome %r has no result" % (cid, text))
+        return ("outcome %r is not '<errno|ok> a<1|0|->"
+                " c:<errno|ok|->'" % (text,))
+    result, control = _result(parts[0]), _result(parts[2][2:])
+    if result is None or control is None:
+        return "empty result"
+    if result[0] is None:
+        return "outcome %r has no result" % (text,)
     atime = {"1": True, "0": False, "-": None}[parts[1][1:]]
-    control = _result(parts[2][2:], cid)
-    return ret, errno, atime, control[0], control[1]
+    return result + (atime,) + control
 
 
 def expand_case(cid, setting, text):

@@ -89,6 +89,15 @@ class Config:
     def own_active(self):
         return self.own is not None and self.compiled and self.own_on
 
+    def rules(self):
+        """What predict() and followtest.judge() read: two Configs with
+        equal rules() predict every case alike.  An own rule that is not
+        in force adds nothing (its probes in judge() compare outcomes,
+        never the log's name)."""
+        if not self.own_active:
+            return (self.mainline, None, None, self.links)
+        return (self.mainline, self.own, self.stage, self.links)
+
 
 @dataclass(frozen=True)
 class Prediction:
@@ -102,6 +111,7 @@ class Prediction:
     # Set by check.py (followtest.py): False when a refused follow would
     # look like the allowed one ("not a follow test"); None until judged.
     follow_test: Optional[bool] = None
+    not_follow: Optional[str] = None     # why not, when follow_test is False
 
     def outcome(self):
         return (self.ret, self.errno, self.atime)

@@ -8,7 +8,6 @@ import os
 from . import casepages
 from . import doc
 from . import front
-from differ import grid
 from . import pairs as pairs_doc
 from . import reference
 from . import story
@@ -33,9 +32,7 @@ def build(analysis, top=TOP):
     shown = set()       # case ids the report names: each gets a view
     sections = []
     if analysis.files:
-        table = grid.build(analysis.files, analysis.diffs, {
-            f: c.predictions for f, c in analysis.checks.items()})
-        sections += [front.grid_section(table, shown),
+        sections += [front.grid_section(analysis.grid, shown),
                      front.glossary(analysis),
                      story.picture(analysis, shown)]
     sections += [story.what_changed(analysis, top, pairs_doc.pair_anchor),

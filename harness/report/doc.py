@@ -6,6 +6,7 @@ strings or the span classes below.
 """
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import List, Optional
 
 
@@ -163,7 +164,11 @@ def cell(content, css="", anchor=None):
 
 def anchor_of(*parts):
     """A fragment id from free text: letters, digits, '-', '.' and '_'."""
-    text = "-".join(str(p) for p in parts)
+    return _fragment("-".join(str(p) for p in parts))
+
+
+@lru_cache(maxsize=None)
+def _fragment(text):
     out = []
     for char in text:
         if char.isalnum() or char in "-_.":

@@ -2,12 +2,18 @@
 
 import copy
 import json
+import os
 import unittest
+from dataclasses import replace
 
 import support
-from model import interface
-from differ.check import check_file
-from differ.load import parse
+from model import followtest, interface
+from model.rule import config_for, predict
+from differ.check import Predictions, check_file
+from differ.load import load_all, parse
+
+EXPECTED = os.path.join(os.path.dirname(support.HARNESS), "results",
+                        "expected")
 
 
 def checked(flavor, mutate=None):
@@ -15,6 +21,27 @@ def checked(flavor, mutate=None):
     if mutate:
         mutate(data)
     return check_file(parse(flavor + ".json", json.dumps(data), flavor))
+
+
+class SharedPredictionsTest(unittest.TestCase):
+    """One Predictions over every flavor and setting answers each case as
+    predict() and judge() do under that flavor's own Config."""
+
+    def test_shared_answers_are_each_configs_own(self):
+        files, errors = load_all(EXPECTED)
+        self.assertFalse(errors)
+        self.assertGreater(len(files), 3)
+        shared, compared = Predictions(), 0
+        for flavor, result in files.items():
+            for (setting, cid), case in sorted(result.cases.items())[::13]:
+                config = config_for(flavor, result.knobs(setting))
+                follow, reason = followtest.judge(case, config)
+                alone = replace(predict(case, config), follow_test=follow,
+                                not_follow=reason)
+                self.assertEqual(shared(case, config), alone,
+                                 (flavor, setting, cid))
+                compared += 1
+        self.assertGreater(compared, 10000)
 
 
 class CheckTest(unittest.TestCase):

@@ -17,16 +17,12 @@ from differ.analysis import analyse
 from model.flavors import FLAVOR_ORDER
 
 
-def predictions(analysis):
-    return {f: c.predictions for f, c in analysis.checks.items()}
-
-
 def counts(directory, known=False):
     """{(a, b): differing} of the grid of one results directory, computed
     afresh (known=False) or reusing the pair sections."""
     analysis = analyse(directory)
     table = grid.build(analysis.files, analysis.diffs if known else (),
-                       predictions(analysis))
+                       analysis.checks)
     return {key: c.differing for key, c in table.cells.items()}
 
 
@@ -37,10 +33,9 @@ class GridTest(unittest.TestCase):
         cls.tmp = tempfile.TemporaryDirectory()
         cls.dir = support.write_results(os.path.join(cls.tmp.name, "r"))
         cls.analysis = analyse(cls.dir)
-        cls.fresh = grid.build(cls.analysis.files, (),
-                               predictions(cls.analysis))
+        cls.fresh = grid.build(cls.analysis.files, (), cls.analysis.checks)
         cls.reused = grid.build(cls.analysis.files, cls.analysis.diffs,
-                                predictions(cls.analysis))
+                                cls.analysis.checks)
 
     @classmethod
     def tearDownClass(cls):
