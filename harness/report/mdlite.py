@@ -49,7 +49,8 @@ def to_html(text):
                 i += 1
             body = [r for r in rows[1:]
                     if not all(set(c) <= set("-: ") for c in r)]
-            out.append("<table><tr>%s</tr>%s</table>" % (
+            out.append('<div class="scroll"><table><tr>%s</tr>%s</table>'
+                       '</div>' % (
                 "".join("<th>%s</th>" % inline(c) for c in rows[0]),
                 "".join("<tr>%s</tr>" % "".join(
                     "<td>%s</td>" % inline(c) for c in r) for r in body)))

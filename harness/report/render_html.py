@@ -43,8 +43,8 @@ details{margin:.3em 0}
 summary{cursor:pointer}
 details.case{border-left:3px solid #bbb;padding-left:.6em}
 nav ol{columns:2 16em;margin:.3em 0;padding-left:1.4em}
-figure{margin:.6em 0}
-figure svg{max-width:100%;height:auto}
+figure{margin:.6em 0;overflow-x:auto;max-width:100%}
+figure svg{display:block;max-width:none}
 figcaption{font-size:90%;color:#444}
 @media (max-width:40em){body{padding:.5em}td,th{font-size:80%}
  nav ol{columns:1}}
