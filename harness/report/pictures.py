@@ -1,6 +1,13 @@
 """Inline SVG, standard library only: the rule's place in pick_link(),
-and the heatmap of refused follows (flavor x setting x link position)."""
+and the heatmap of refused follows (flavor x setting x link position).
 
+A picture is drawn at its own size in px and never scaled down (the page
+scrolls a wide one in its figure), so its font sizes are the sizes read:
+none below MIN_FONT.  Text is laid out by its estimated width (text_width,
+on the wide side of DejaVu Sans, so other fonts fit too): long lines wrap,
+labels make room for themselves."""
+
+import math
 from dataclasses import dataclass, field
 from html import escape
 
@@ -9,6 +16,77 @@ from model.flavors import FLAVORS, STAGE_AFTER_MAINLINE, STAGE_LSM_61, STAGE_BEF
 
 POSITION_ORDER = tuple(POSITIONS.values())
 FONT = 'font-family="sans-serif"'
+MONO = 'font-family="monospace"'
+MIN_FONT = 11
+PHONE_WIDTH = 360       # fits a 390 px phone inside the page's padding
+
+
+# Text extents -----------------------------------------------------------
+
+NARROW = set("fijlrt.,:;'|!()[]{} /-\"\u2019")
+WIDE = set("mwMW@%")
+
+
+def text_width(text, size, bold=False, mono=False):
+    """An upper estimate of the width in px of one line of text."""
+    if mono:
+        return len(text) * size * 0.62
+    units = 0.0
+    for char in text:
+        if char in NARROW:
+            units += 0.42
+        elif char in WIDE:
+            units += 1.0
+        elif char.isupper() or char in "<>=~+#&_$*":
+            units += 0.8
+        else:
+            units += 0.65
+    return units * size * (1.12 if bold else 1.0)
+
+
+def wrap(text, size, width, bold=False, mono=False):
+    """Lines of text no wider than width px: broken at spaces, and inside
+    a word only where one word alone is too wide."""
+    lines, line = [], ""
+    for word in text.split(" "):
+        candidate = word if not line else line + " " + word
+        if text_width(candidate, size, bold, mono) <= width:
+            line = candidate
+            continue
+        if line:
+            lines.append(line)
+        line = ""
+        for char in word:
+            if line and text_width(line + char, size, bold, mono) > width:
+                lines.append(line)
+                line = ""
+            line += char
+    if line or not lines:
+        lines.append(line)
+    return lines
+
+
+def leading(size):
+    return round(size * 1.35)
+
+
+def _lines(x, y, lines, size, extra=""):
+    """<text> elements of lines whose first baseline is y."""
+    return ['<text x="%d" y="%d" font-size="%d"%s>%s</text>'
+            % (x, y + i * leading(size), size, extra, escape(line))
+            for i, line in enumerate(lines)]
+
+
+def _svg_open(width, height, title, size=12):
+    return ['<svg xmlns="http://www.w3.org/2000/svg" role="img"'
+            ' viewBox="0 0 %d %d" width="%d" height="%d" %s font-size="%d">'
+            % (width, height, width, height, FONT, size),
+            "<title>%s</title>" % escape(title)]
+
+
+ARROW = ('<defs><marker id="%s" viewBox="0 0 10 10" refX="10" refY="5"'
+         ' markerWidth="6" markerHeight="6" orient="auto">'
+         '<path d="M0 0 L10 5 L0 10 z" fill="%s"/></marker></defs>')
 
 
 # The heatmap -------------------------------------------------------------
@@ -87,34 +165,49 @@ def _colour(share, top):
     return "#%02x%02x%02x" % tuple(rgb)
 
 
-def heatmap_svg(data, label_width=130, cell_w=62, cell_h=20, head=70):
-    width = label_width + cell_w * len(data.positions) + 4
+def _row_label(data, index):
+    flavor, setting = data.rows[index]
+    previous = data.rows[index - 1][0] if index else None
+    return "%s  %s" % (flavor if flavor != previous else "", setting)
+
+
+def heatmap_svg(data, size=MIN_FONT, cell_h=20, angle=35):
+    """The map at its own size: the row labels' column as wide as the
+    longest label, cells as wide as "100%", and room above and to the right
+    for the column labels, which are turned by `angle` degrees."""
+    label_width = 10 + math.ceil(max(
+        [text_width(_row_label(data, i), size)
+         for i in range(len(data.rows))] + [0]))
+    cell_w = max(34, round(text_width("100%", size) + 10))
+    cos, sin = (math.cos(math.radians(angle)),
+                math.sin(math.radians(angle)))
+    lengths = [text_width(p, size) for p in data.positions] or [0]
+    head = math.ceil(max(lengths) * sin + size * cos) + 10
+    grid_right = label_width + cell_w * len(data.positions)
+    reach = max([label_width + col * cell_w + cell_w / 2 - 8
+                 + length * cos + size * 0.3 * sin
+                 for col, length in enumerate(lengths)] + [0])
+    width = math.ceil(max(grid_right, reach)) + 4
     height = head + cell_h * len(data.rows) + 4
-    out = ['<svg xmlns="http://www.w3.org/2000/svg" role="img"'
-           ' viewBox="0 0 %d %d" width="%d" height="%d" %s font-size="11">'
-           % (width, height, width, height, FONT),
-           "<title>Share of link follows refused, per flavor, setting and"
-           " link position</title>"]
+    out = _svg_open(width, height, "Share of link follows refused, per"
+                    " flavor, setting and link position", size)
     for col, position in enumerate(data.positions):
-        x = label_width + col * cell_w + cell_w / 2
+        x = label_width + col * cell_w + cell_w / 2 - 8
         out.append('<text x="%.1f" y="%d" text-anchor="start"'
-                   ' transform="rotate(-35 %.1f %d)">%s</text>'
-                   % (x - 8, head - 6, x - 8, head - 6, escape(position)))
+                   ' transform="rotate(-%d %.1f %d)">%s</text>'
+                   % (x, head - 6, angle, x, head - 6, escape(position)))
     top = max((s for s in (data.share(r, p) for r in data.rows
                            for p in data.positions) if s is not None),
               default=0.0)
-    previous = None
     for index, row in enumerate(data.rows):
         y = head + index * cell_h
         flavor, setting = row
-        if flavor != previous and index:
+        if index and flavor != data.rows[index - 1][0]:
             out.append('<line x1="0" x2="%d" y1="%d" y2="%d"'
                        ' stroke="#333" stroke-width="1.5"/>'
-                       % (width, y, y))
-        label = "%s  %s" % (flavor if flavor != previous else "", setting)
-        previous = flavor
+                       % (grid_right, y, y))
         out.append('<text x="4" y="%d" xml:space="preserve">%s</text>'
-                   % (y + cell_h - 6, escape(label)))
+                   % (y + cell_h - 6, escape(_row_label(data, index))))
         for col, position in enumerate(data.positions):
             share = data.share(row, position)
             x = label_width + col * cell_w
@@ -195,37 +288,49 @@ CONDITION = ("1. its directory is sticky and world-writable (/tmp: 1777),",
 FILLS = {"own": "#f6d3d3", "mainline": "#d7e9fb", "plain": "#f1f1f1"}
 
 
-def rule_svg(flavors, width=560):
+def rule_svg(flavors, width=PHONE_WIDTH):
+    """The rule's condition, then the steps of pick_link() as boxes, their
+    text wrapped to the width."""
     steps = pipeline(flavors)
-    box_h, gap, top = 40, 14, 44 + 20 * len(CONDITION)
-    height = top + len(steps) * (box_h + gap) + 4
-    out = ['<svg xmlns="http://www.w3.org/2000/svg" role="img"'
-           ' viewBox="0 0 %d %d" width="%d" height="%d" %s font-size="13">'
-           % (width, height, width, height, FONT),
-           "<title>The sticky rule and where each flavor checks it</title>",
-           '<rect x="1" y="1" width="%d" height="%d" rx="6" fill="#fff4d6"'
-           ' stroke="#b58900"/>' % (width - 2, top - 14),
-           '<text x="12" y="22" font-weight="bold">Refuse (EACCES) a symlink'
-           ' when all three hold:</text>']
-    for index, line in enumerate(CONDITION):
-        out.append('<text x="24" y="%d">%s</text>'
-                   % (44 + 20 * index, escape(line)))
+    pad, inset = 10, 12             # text inside a frame; boxes' margin
+    head = "Refuse (EACCES) a symlink when all three hold:"
+    head_lines = wrap(head, 13, width - 2 * pad, bold=True)
+    cond_lines = [wrap(line, 12, width - 2 * pad - 12) for line in CONDITION]
+    y = pad + 13
+    body = _lines(pad, y, head_lines, 13, ' font-weight="bold"')
+    y += leading(13) * len(head_lines)
+    for lines in cond_lines:
+        body += _lines(pad + 12, y, lines, 12)
+        y += leading(12) * len(lines)
+    condition_h = y - leading(12) + pad
+    body.insert(0, '<rect x="1" y="1" width="%d" height="%d" rx="6"'
+                ' fill="#fff4d6" stroke="#b58900"/>'
+                % (width - 2, condition_h))
+    y = condition_h + 16
+    gap, inner = 16, width - 2 * inset - 2 * pad
     for index, (title, detail, css) in enumerate(steps):
-        y = top + index * (box_h + gap)
-        out.append('<rect x="40" y="%d" width="%d" height="%d" rx="5"'
-                   ' fill="%s" stroke="#555"/>'
-                   % (y, width - 80, box_h, FILLS[css]))
-        out.append('<text x="52" y="%d" font-weight="bold">%s</text>'
-                   % (y + 16, escape(title)))
-        out.append('<text x="52" y="%d" font-size="11">%s</text>'
-                   % (y + 32, escape(detail)))
+        title_lines = wrap(title, 13, inner, bold=True)
+        detail_lines = wrap(detail, 12, inner)
+        box_h = (pad + 13 + leading(13) * (len(title_lines) - 1)
+                 + leading(12) * len(detail_lines) + pad - 4)
+        body.append('<rect x="%d" y="%d" width="%d" height="%d" rx="5"'
+                     ' fill="%s" stroke="#555"/>'
+                     % (inset, y, width - 2 * inset, box_h, FILLS[css]))
+        base = y + pad + 12
+        body += _lines(inset + pad, base, title_lines, 13,
+                       ' font-weight="bold"')
+        base += leading(13) * (len(title_lines) - 1) + leading(12)
+        body += _lines(inset + pad, base, detail_lines, 12)
+        y += box_h
         if index + 1 < len(steps):
-            mid = width // 2
-            out.append('<path d="M%d %d v%d" stroke="#555"'
-                       ' marker-end="url(#arrow)"/>'
-                       % (mid, y + box_h, gap - 2))
-    out.insert(2, '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10"'
-               ' refY="5" markerWidth="6" markerHeight="6" orient="auto">'
-               '<path d="M0 0 L10 5 L0 10 z" fill="#555"/></marker></defs>')
+            body.append('<path d="M%d %d v%d" stroke="#555"'
+                        ' marker-end="url(#rule-arrow)"/>'
+                        % (width // 2, y, gap - 2))
+            y += gap
+    out = _svg_open(width, y + 2, "The sticky rule and where each flavor"
+                    " checks it", 13)
+    out.append(ARROW % ("rule-arrow", "#555"))
+    out += body
     out.append("</svg>")
     return "\n".join(out)
+
