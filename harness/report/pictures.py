@@ -1,5 +1,6 @@
-"""Inline SVG, standard library only: the rule's place in pick_link(),
-and the heatmap of refused follows (flavor x setting x link position).
+"""Inline SVG, standard library only: the /tmp race the rule answers,
+the rule's place in pick_link(), and the heatmap of refused follows
+(flavor x setting x link position).
 
 A picture is drawn at its own size in px and never scaled down (the page
 scrolls a wide one in its figure), so its font sizes are the sizes read:
@@ -13,6 +14,7 @@ from html import escape
 
 from model.cases import POSITIONS
 from model.flavors import FLAVORS, STAGE_AFTER_MAINLINE, STAGE_LSM_61, STAGE_BEFORE_MAINLINE
+from . import doc
 
 POSITION_ORDER = tuple(POSITIONS.values())
 FONT = 'font-family="sans-serif"'
@@ -334,3 +336,130 @@ def rule_svg(flavors, width=PHONE_WIDTH):
     out.append("</svg>")
     return "\n".join(out)
 
+
+# The /tmp race of 2010 -----------------------------------------------------
+
+VICTIM_FILE, TARGET = "/tmp/report.txt", "/etc/shadow"
+ATTACK_STEPS = (
+    ("1. The victim writes a predictable name",
+     "Every night root (a cron job, a daemon) writes its report to the"
+     " same name in /tmp, without O_EXCL:",
+     'open("%s", O_WRONLY|O_CREAT)' % VICTIM_FILE,
+     None, "#f1f1f1", "#555"),
+    ("2. The attacker plants a symlink first",
+     "/tmp (drwxrwxrwt, owner root) is world-writable: uid 1000 may create"
+     " any name in it; the sticky bit only keeps it from removing others'"
+     " files. Before the victim runs:",
+     "ln -s %s %s" % (TARGET, VICTIM_FILE),
+     "planted", "#f6e7c8", "#6b4a00"),
+    ("3. Without the rule the open follows it",
+     "root's open resolves %s to %s and writes the report over it: root"
+     " may write there, so no permission check stops it." % (VICTIM_FILE,
+                                                              TARGET),
+     None, "followed", "#fbe3e3", "#a31010"),
+    ("The rule: the follow fails with EACCES",
+     "/tmp is sticky and world-writable, and the link's owner (uid 1000)"
+     " is neither the follower (root) nor /tmp's owner (root): open()"
+     " returns EACCES, %s is untouched. Root is not exempt: the rule"
+     " compares owners, not capabilities." % TARGET,
+     None, "refused", "#e5f5e1", "#176b12"),
+)
+ARROWS = {"planted": ("#6b4a00", "points to"),
+          "followed": ("#a31010", "root writes"),
+          "refused": ("#a31010", "EACCES")}
+
+
+def _link_diagram(x, y, width, state):
+    """The link and its target as two boxes and an arrow; (svg, height)."""
+    size, box_h = 12, 24
+    first = text_width(VICTIM_FILE, size, mono=True) + 16
+    second = text_width(TARGET, size, mono=True) + 16
+    top = y + 16                    # room for the arrow's label
+    colour, label = ARROWS[state]
+    out = []
+    for left, w, name, note in ((x, first, VICTIM_FILE, "link, uid 1000"),
+                                (x + width - second, second, TARGET,
+                                 "file, owner root")):
+        out.append('<rect x="%.1f" y="%d" width="%.1f" height="%d" rx="3"'
+                   ' fill="#fff" stroke="#555"/>' % (left, top, w, box_h))
+        out.append('<text x="%.1f" y="%d" font-size="%d" %s>%s</text>'
+                   % (left + 8, top + 16, size, MONO, escape(name)))
+        out.append('<text x="%.1f" y="%d" font-size="11" fill="#444">%s'
+                   '</text>' % (left, top + box_h + 14, escape(note)))
+    start, end = x + first + 4, x + width - second - 4
+    mid, arrow_y = (start + end) / 2, top + box_h / 2
+    dash = ' stroke-dasharray="4 3"' if state == "planted" else ""
+    if state == "refused":
+        cut = mid + 8
+        out.append('<path d="M%.1f %.1f H%.1f" stroke="%s"'
+                   ' stroke-width="2"/>' % (start, arrow_y, cut, colour))
+        out.append('<path d="M%.1f %.1f l10 10 M%.1f %.1f l-10 10"'
+                   ' stroke="%s" stroke-width="2.5"/>'
+                   % (cut - 5, arrow_y - 5, cut + 5, arrow_y - 5, colour))
+    else:
+        out.append('<path d="M%.1f %.1f H%.1f" stroke="%s" stroke-width="2"'
+                   '%s marker-end="url(#attack-arrow-%s)"/>'
+                   % (start, arrow_y, end, colour, dash, state))
+    out.append('<text x="%.1f" y="%d" font-size="11" text-anchor="middle"'
+               ' font-weight="bold" fill="%s">%s</text>'
+               % (mid, top - 5, colour, escape(label)))
+    return out, 16 + box_h + 22
+
+
+def attack_svg(width=PHONE_WIDTH):
+    pad, inset, gap = 10, 1, 12
+    inner = width - 2 * inset - 2 * pad
+    body, y = [], 1
+    for heading, text, code, state, fill, stroke in ATTACK_STEPS:
+        heading_lines = wrap(heading, 13, inner, bold=True)
+        text_lines = wrap(text, 12, inner)
+        code_lines = wrap(code, 12, inner, mono=True) if code else []
+        parts = _lines(inset + pad, y + pad + 12, heading_lines, 13,
+                       ' font-weight="bold" fill="%s"' % stroke)
+        at = y + pad + 12 + leading(13) * (len(heading_lines) - 1)
+        at += leading(12)
+        parts += _lines(inset + pad, at, text_lines, 12)
+        at += leading(12) * len(text_lines)
+        if code_lines:
+            parts += _lines(inset + pad, at + 2, code_lines, 12, " " + MONO)
+            at += leading(12) * len(code_lines) + 2
+        if state:
+            shapes, height = _link_diagram(inset + pad, at - 8, inner, state)
+            parts += shapes
+            at += height - 8
+        box_h = at - leading(12) + pad + 4 - y
+        body.append('<rect x="%d" y="%d" width="%d" height="%d" rx="6"'
+                    ' fill="%s" stroke="%s"/>'
+                    % (inset, y, width - 2 * inset, box_h, fill, stroke))
+        body += parts
+        y += box_h + gap
+    out = _svg_open(width, y - gap + 2, "The /tmp race of 2010: a planted"
+                    " symlink, and the sticky rule's answer", 12)
+    out.append("".join(ARROW % ("attack-arrow-%s" % state, colour)
+                       for state, (colour, _) in ARROWS.items()))
+    out += body
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def attack_figure():
+    """The /tmp race the 2010 patches answer, as a doc.Figure."""
+    fallback = [doc.Bullets([
+        [doc.Strong("The victim writes a predictable name"), ": root"
+         " (a cron job, a daemon) writes the same name in /tmp every night"
+         " without O_EXCL: ", doc.Code(ATTACK_STEPS[0][2]), "."],
+        [doc.Strong("The attacker plants a symlink first"), ": /tmp"
+         " (1777, owner root) lets uid 1000 create any name in it: ",
+         doc.Code(ATTACK_STEPS[1][2]), "."],
+        [doc.Strong("Without the rule the open follows it"), ": root's"
+         " open writes the report over ", doc.Code(TARGET), "."],
+        [doc.Strong("The rule: the follow fails with EACCES"), ": the"
+         " link's owner (uid 1000) is neither the follower (root) nor"
+         " /tmp's owner (root). Root is not exempt: the rule compares"
+         " owners, not capabilities."]])]
+    return doc.Figure(attack_svg(), [
+        "The /tmp race of 2010 that the patches answer: a victim writes a"
+        " predictable name in a sticky world-writable directory, an"
+        " attacker plants a symlink there first, and the rule refuses the"
+        " follow (the scenario of the patches' description, ",
+        doc.Mark("static"), ")."], fallback)

@@ -1,12 +1,16 @@
 """The report's inline SVG pictures without a browser: well-formed XML,
-no text below pictures.MIN_FONT, and the sizes that follow the text
-(test_screenshot measures them rendered)."""
+the attack picture's labels, no text below pictures.MIN_FONT, and the
+sizes that follow the text (test_screenshot measures them rendered)."""
 
+import re
 import unittest
 import xml.etree.ElementTree as ET
 
 import support  # noqa: F401  (puts harness/ on sys.path)
+from report import doc
 from report import pictures
+from report import render_html
+from report import render_md
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -31,6 +35,69 @@ def font_sizes(root):
 
 def size(root):
     return int(root.get("width")), int(root.get("height"))
+
+
+class AttackFigureTest(unittest.TestCase):
+
+    def setUp(self):
+        self.figure = pictures.attack_figure()
+        self.root = parse(self.figure.svg)
+        self.labels = texts(self.root)
+        self.words = " ".join(self.labels)
+
+    def test_a_complete_figure(self):
+        self.assertIsInstance(self.figure, doc.Figure)
+        self.assertTrue(self.figure.svg.startswith("<svg "))
+        self.assertIn("/tmp race", doc.plain(self.figure.caption))
+        self.assertTrue(self.figure.fallback)
+
+    def test_no_script_no_outside_reference(self):
+        svg = self.figure.svg
+        self.assertNotIn("<script", svg)
+        self.assertNotRegex(svg, r"(href|src)=")
+        for ref in re.findall(r"url\(#([\w-]+)\)", svg):
+            self.assertIn('id="%s"' % ref, svg)
+
+    def test_the_story_in_its_labels(self):
+        for step, *_ in pictures.ATTACK_STEPS:
+            self.assertIn(step, self.labels)
+        for word in ("/tmp/report.txt", "/etc/shadow", "uid 1000",
+                     "ln -s /etc/shadow /tmp/report.txt", "O_WRONLY|O_CREAT",
+                     "EACCES", "sticky", "world-writable", "Root is not"
+                     " exempt", "points to", "root writes"):
+            self.assertIn(word, self.words)
+
+    def test_text_at_least_min_font(self):
+        self.assertGreaterEqual(min(font_sizes(self.root)),
+                                pictures.MIN_FONT)
+
+    def test_fits_a_phone(self):
+        """Drawn at its own size, as wide as a 390-px phone's page."""
+        width, _ = size(self.root)
+        self.assertLessEqual(width, pictures.PHONE_WIDTH)
+        self.assertEqual(self.root.get("viewBox"), "0 0 %d %d"
+                         % size(self.root))
+
+    def test_lines_wrapped_to_the_picture(self):
+        width, _ = size(self.root)
+        for text in self.root.iter(SVG + "text"):
+            mono = text.get("font-family") == "monospace"
+            bold = text.get("font-weight") == "bold"
+            if text.get("text-anchor") == "middle":
+                continue
+            right = float(text.get("x")) + pictures.text_width(
+                "".join(text.itertext()), float(text.get("font-size")),
+                bold, mono)
+            self.assertLessEqual(right, width, "".join(text.itertext()))
+
+    def test_html_and_markdown(self):
+        document = doc.Document("t", blocks=[self.figure])
+        self.assertIn("<figure><svg ", render_html.render(document))
+        markdown = render_md.render(document)
+        self.assertNotIn("<svg", markdown)
+        for word in ("EACCES", "/tmp/report.txt", "/etc/shadow",
+                     "uid 1000", "Root is not exempt"):
+            self.assertIn(word, markdown)
 
 
 class TextLayoutTest(unittest.TestCase):
