@@ -3,6 +3,7 @@ programs and writes build/results/beyond.json, build/results/bench.json,
 build/results/bench.txt and build/results/beyond.md (see beyond.py).
 The committed results/beyond.md changes only through `make bless`."""
 
+import datetime
 import os
 import subprocess
 
@@ -70,6 +71,16 @@ def _committed():
                   if res.stdout.strip() else 'results/beyond.md')
 
 
+def _measured():
+    """When and on what a measurement ran: today's date and the commit
+    checked out (with -dirty when the tree has changes)."""
+    res = subprocess.run(['git', '-C', flv.TOP, 'describe', '--always',
+                          '--dirty', '--abbrev=7'],
+                         capture_output=True, text=True)
+    return {'date': datetime.date.today().isoformat(),
+            'commit': res.stdout.strip() or 'unknown'}
+
+
 def _write_md(args, paths, flavors):
     previous, when = _committed()
     text = beyond.markdown(beyond.load_json(paths['beyond'], {}),
@@ -91,6 +102,7 @@ def cmd_attack(args):
     paths = _paths(args)
     store = beyond.load_json(paths['beyond'], {})
     store.setdefault('flavors', {})
+    store['measured'] = _measured()
     timing = beyond.load_json(paths['timing'], {})
     passed = failed = 0
     job = ['/bin/sticky-attack', '--tries', str(args.tries), '--planted',
@@ -187,7 +199,7 @@ def cmd_bench(args):
     flavors = _all_flavors(args)
     bench = _bench_summary(paths, records, {
         'icount': args.icount, 'iters': args.iters,
-        'repeats': args.repeats, 'smp': 1}, flavors)
+        'repeats': args.repeats, 'smp': 1}, flavors, _measured())
     results.write_json(timing, paths['timing'])
     print(bench_text(bench), end='', flush=True)
     checks = beyond.judge_bench(bench['overheads'])
@@ -203,13 +215,15 @@ def cmd_bench(args):
     return 0
 
 
-def _bench_summary(paths, records, params, flavors):
+def _bench_summary(paths, records, params, flavors, measured=None):
     """Computes the tables from the raw records; writes bench.json and
     bench.txt."""
     table = beyond.bench_table(records)
     ratios, overheads = beyond.bench_ratios(table, flavors)
     bench = {'params': params, 'records': records, 'table': table,
              'ratios': ratios, 'overheads': overheads}
+    if measured:
+        bench['measured'] = measured
     results.write_json(bench, paths['bench'])
     with open(paths['bench_txt'], 'w', encoding='utf-8') as f:
         f.write(bench_text(bench))
@@ -224,7 +238,7 @@ def cmd_report(args):
     bench = beyond.load_json(paths['bench'], {})
     if bench.get('records'):
         _bench_summary(paths, bench['records'], bench.get('params', {}),
-                       flavors)
+                       flavors, bench.get('measured'))
     _write_md(args, paths, flavors)
     return 0
 

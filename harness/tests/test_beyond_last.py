@@ -39,6 +39,19 @@ class LastMeasuredTest(unittest.TestCase):
         fresh = ['## The /tmp symlink attack, run for real', '', 'new', '']
         self.assertEqual(beyond.last_measured(fresh, PREVIOUS, 'x'), fresh)
 
+    def test_a_measured_section_says_when_and_on_what(self):
+        fresh = ['## The /tmp symlink attack, run for real', '', 'new', '']
+        got = beyond.stamped(fresh, {'date': '2026-12-06',
+                                     'commit': 'abc1234'})
+        self.assertEqual(got[:3], [fresh[0], '', '*Measured 2026-12-06 at'
+                                   ' commit abc1234.*'])
+        self.assertEqual(got[3:], fresh[1:])
+        self.assertEqual(beyond.stamped(fresh, None), fresh)
+        unmeasured = ['## What the check costs', '', beyond.NOT_RUN, '']
+        self.assertEqual(beyond.stamped(unmeasured, {'date': 'd',
+                                                     'commit': 'c'}),
+                         unmeasured)
+
     def test_nothing_to_fall_back_on(self):
         section = ['## Per-user /tmp instead of a kernel patch', '',
                    beyond.NOT_RUN, '']
