@@ -1,14 +1,17 @@
-"""The report, built once as a Document from an Analysis: the story
-first (verdict, every two flavors as one grid, glossary, the rule as a
-picture, what changed between the postings), then the pairs, then the
-reference sections and the case views."""
+"""The report, built once as a Document from an Analysis: the 2010
+story first (the attack, the rule, its lineage, the thread's positions
+with their evidence), then the verdict, every two flavors as one grid,
+the glossary, the rule as a picture, what changed between the postings,
+the pairs, the reference sections and the case views."""
 
 import os
 
 from . import casepages
+from . import debate
 from . import doc
 from . import front
 from . import pairs as pairs_doc
+from . import pictures
 from . import reference
 from . import story
 
@@ -28,8 +31,10 @@ def source_text(analysis):
 def build(analysis, top=TOP):
     """The Document of one Analysis; `top` holds the patch series."""
     document = doc.Document(TITLE)
-    document.blocks.append(front.verdict(analysis, source_text(analysis)))
     shown = set()       # case ids the report names: each gets a view
+    document.blocks.append(debate.story_section(
+        analysis, shown, pictures.attack_figure()))
+    document.blocks.append(front.verdict(analysis, source_text(analysis)))
     sections = []
     if analysis.files:
         sections += [front.grid_section(analysis.grid, shown),
@@ -45,6 +50,8 @@ def build(analysis, top=TOP):
                  reference.range_diff_section(analysis)]
     sections += reference.embedded_sections(analysis)
     sections.append(reference.assumptions_section())
+    if analysis.diffs:
+        sections.append(pairs_doc.every_case(analysis, shown))
     if shown:
         sections.append(casepages.case_views(analysis, shown))
     document.sections = sections

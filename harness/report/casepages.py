@@ -136,7 +136,7 @@ def _valid(cid):
 
 
 def case_views(analysis, ids):
-    section = doc.Section("Case views", "cases")
+    section = doc.Section("Case views", "cases", page="cases")
     section.add(doc.Para([
         "One view per case id named above. Each cell: the outcome ",
         Mark("observed"), ", then the rule that decided it and at which"

@@ -5,6 +5,7 @@ into Markdown and HTML.  Inline content is a list whose items are plain
 strings or the span classes below.
 """
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import List, Optional
@@ -31,6 +32,15 @@ class Em:
 class Link:
     text: object        # a string or another span
     anchor: str         # an Anchor id in the same document
+
+
+@dataclass
+class Href:
+    """A link to a file of the repository (`path`, relative to its top,
+    with an optional #fragment): the renderers prefix the way from the
+    report's directory to the top (Document.top)."""
+    text: object
+    path: str
 
 
 @dataclass
@@ -62,7 +72,7 @@ def plain(content):
         return content
     if isinstance(content, (Code, Strong, Em)):
         return content.text
-    if isinstance(content, Link):
+    if isinstance(content, (Link, Href)):
         return plain(content.text)
     if isinstance(content, Mark):
         return "(%s)" % content.kind
@@ -145,6 +155,7 @@ class Section:
     anchor: str
     blocks: List[object] = field(default_factory=list)
     level: int = 2
+    page: str = ""          # "" the report's page, else a page of its own
 
     def add(self, *blocks):
         self.blocks.extend(b for b in blocks if b is not None)
@@ -156,6 +167,37 @@ class Document:
     title: str
     blocks: list = field(default_factory=list)     # before the sections
     sections: List[Section] = field(default_factory=list)
+    top: str = "../"        # the repository's top, from the report's dir
+
+
+def anchors(item):
+    """Every anchor a block defines, nested blocks and cells included."""
+    if isinstance(item, (Section, Details)) and item.anchor:
+        yield item.anchor
+    if isinstance(item, (Section, Details, Callout)):
+        for sub in item.blocks:
+            yield from anchors(sub)
+    elif isinstance(item, Table):
+        for row in item.rows:
+            for value in row:
+                if isinstance(value, Cell) and value.anchor:
+                    yield value.anchor
+
+
+def pages(document):
+    """{page: [top-level sections]} in order, the report's page ("")
+    first, and {anchor: page} of every anchor."""
+    out, page_of = {"": []}, {}
+    for section in document.sections:
+        out.setdefault(section.page, []).append(section)
+    for item in document.blocks:
+        for anchor in anchors(item):
+            page_of[anchor] = ""
+    for page, sections in out.items():
+        for section in sections:
+            for anchor in anchors(section):
+                page_of[anchor] = page
+    return out, page_of
 
 
 def cell(content, css="", anchor=None):
@@ -178,6 +220,12 @@ def _fragment(text):
         else:
             out.append("_")
     return "".join(out)
+
+
+def slug(heading):
+    """The fragment GitHub gives a Markdown heading."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
 
 
 def case_anchor(case_id):

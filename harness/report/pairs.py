@@ -73,18 +73,57 @@ def _header(pair, full, same):
     return header
 
 
+def _groups(pair_diff):
+    """(title, group, same outcome?) of a pair, in the report's order."""
+    for title, groups, same in (
+            ("Different outcome", pair_diff.differ, False),
+            ("Same outcome, different deciding rule or log",
+             pair_diff.same_outcome, True)):
+        for group in sorted(groups.values(),
+                            key=lambda g: (-g.count, g.cause)):
+            yield title, group, same
+
+
+def group_anchor(pair, group, same):
+    return doc.anchor_of("all", pair.title, "same" if same else "differ",
+                         group.cause)
+
+
 def _group_blocks(pair, group, shown, same):
     blocks = [doc.Para([Strong(format(group.count, ",")), " case(s): "]
                        + cause_links(group.cause))]
     blocks.append(doc.Table(_header(pair, False, same),
                             _rows(pair, group.rows, shown, False, same),
                             css="cases"))
-    blocks.append(doc.Details(
-        ["All %s cases of this group" % format(group.count, ",")],
-        [doc.Table(_header(pair, True, same),
-                   _rows(pair, group.ordered, shown, True, same),
-                   css="cases")]))
+    if len(group.ordered) > len(group.rows):
+        blocks.append(doc.Para([Link(
+            "All %s cases of this group" % format(group.count, ","),
+            group_anchor(pair, group, same))]))
     return blocks
+
+
+def every_case(analysis, shown):
+    """The page of every pair's full case lists, group by group."""
+    section = doc.Section("Every case of every pair", "pair-cases",
+                          page="pairs")
+    section.add(doc.Para([
+        "The full list of each group of ", Link("the pairs", "pairs"),
+        ", with the settings joined and both outcomes ",
+        Mark("observed"), "."]))
+    for pair_diff in analysis.diffs:
+        pair = pair_diff.pair
+        for _title, group, same in _groups(pair_diff):
+            if len(group.ordered) <= len(group.rows):
+                continue
+            section.add(doc.Section(
+                "%s: %s (%s)" % (pair.title, group.cause,
+                                 format(group.count, ",")),
+                group_anchor(pair, group, same), level=3).add(
+                doc.Para([Link("back to the pair", pair_anchor(pair))]),
+                doc.Table(_header(pair, True, same),
+                          _rows(pair, group.ordered, shown, True, same),
+                          css="cases")))
+    return section
 
 
 def pair_section(pair_diff, shown):
@@ -105,16 +144,12 @@ def pair_section(pair_diff, shown):
                 Link(label, cause_anchor(label)), " %s" % format(count, ",")]
     summary.append(". Settings joined: %s." % joined)
     section.add(doc.Para(summary))
-    for title, groups, same in (
-            ("Different outcome", pair_diff.differ, False),
-            ("Same outcome, different deciding rule or log",
-             pair_diff.same_outcome, True)):
-        if not groups:
-            continue
-        section.add(doc.Para([Strong(title)]))
-        for group in sorted(groups.values(),
-                            key=lambda g: (-g.count, g.cause)):
-            section.add(*_group_blocks(pair, group, shown, same))
+    shown_title = None
+    for title, group, same in _groups(pair_diff):
+        if title != shown_title:
+            section.add(doc.Para([Strong(title)]))
+            shown_title = title
+        section.add(*_group_blocks(pair, group, shown, same))
     fields = [(f, a, b, "static") for f, a, b in pair_diff.static] + [
         (f, a, b, "observed") for f, a, b in pair_diff.observed]
     if fields:
@@ -158,7 +193,7 @@ def section_links(analysis):
         title = next((line[3:].strip() for line in text.splitlines()
                       if line.startswith("## ")), "")
         if "differ by construction" in title or "do not make" in title:
-            out.append(doc.Link(title, doc.anchor_of("section", path)))
+            out.append(doc.Link(title, doc.slug(title)))
     return out
 
 

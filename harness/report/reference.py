@@ -148,13 +148,29 @@ _COMMENT = re.compile(r"^\s*<!--.*-->\s*$")
 
 
 def embedded_sections(analysis):
+    """One section per level-2 heading of each embedded Markdown file,
+    titled and anchored by its heading; the text before the first
+    heading (and a file without one) under the file's name."""
     out = []
     for path, text in analysis.sections or []:
-        body = "\n".join(line for line in text.splitlines()
-                         if not _COMMENT.match(line))
-        section = doc.Section("Beyond the suite (%s)" % path,
-                              doc.anchor_of("section", path))
-        out.append(section.add(doc.Markdown(body)))
+        section = None
+        for line in text.splitlines():
+            if _COMMENT.match(line):
+                continue
+            if line.startswith("## "):
+                section = doc.Section(line[3:].strip(),
+                                      doc.slug(line[3:]))
+                out.append(section)
+                continue
+            if section is None:
+                if not line.strip():
+                    continue
+                section = doc.Section("Measured beyond the suite (%s)"
+                                      % path, doc.anchor_of("section", path))
+                out.append(section)
+            section.blocks.append(line)
+    for section in out:
+        section.blocks = [doc.Markdown("\n".join(section.blocks))]
     return out
 
 

@@ -51,100 +51,145 @@ figcaption{font-size:90%;color:#444}
 """
 
 
-def inline(content):
-    if content is None:
-        return "-"
-    if isinstance(content, str):
-        return escape(content)
-    if isinstance(content, (int, float)):
-        return escape(str(content))
-    if isinstance(content, doc.Code):
-        return "<code>%s</code>" % escape(content.text)
-    if isinstance(content, doc.Strong):
-        return "<b>%s</b>" % escape(content.text)
-    if isinstance(content, doc.Em):
-        return "<i>%s</i>" % escape(content.text)
-    if isinstance(content, doc.Link):
-        return '<a href="#%s">%s</a>' % (escape(content.anchor),
-                                         inline(content.text))
-    if isinstance(content, doc.Mark):
-        return '<span class="mark %s">%s</span>' % (
-            escape(content.kind), escape(content.kind))
-    return "".join(inline(item) for item in content)
+class Page:
+    """One HTML page of a Document: links to an anchor on another page
+    name that page's file; links into the repository go through
+    Document.top."""
+
+    def __init__(self, page_of=None, page="", top="../"):
+        self.page_of = page_of or {}
+        self.page = page
+        self.top = top
+
+    def href(self, anchor):
+        where = self.page_of.get(anchor, self.page)
+        return (page_file(where) if where != self.page else "") + "#" + anchor
+
+    def inline(self, content):
+        if content is None:
+            return "-"
+        if isinstance(content, str):
+            return escape(content)
+        if isinstance(content, (int, float)):
+            return escape(str(content))
+        if isinstance(content, doc.Code):
+            return "<code>%s</code>" % escape(content.text)
+        if isinstance(content, doc.Strong):
+            return "<b>%s</b>" % escape(content.text)
+        if isinstance(content, doc.Em):
+            return "<i>%s</i>" % escape(content.text)
+        if isinstance(content, doc.Link):
+            return '<a href="%s">%s</a>' % (escape(self.href(content.anchor)),
+                                            self.inline(content.text))
+        if isinstance(content, doc.Href):
+            return '<a href="%s">%s</a>' % (escape(self.top + content.path),
+                                            self.inline(content.text))
+        if isinstance(content, doc.Mark):
+            return '<span class="mark %s">%s</span>' % (
+                escape(content.kind), escape(content.kind))
+        return "".join(self.inline(item) for item in content)
+
+    def _cell(self, tag, value):
+        if isinstance(value, doc.Cell):
+            css = ' class="%s"' % escape(value.css) if value.css else ""
+            return "<%s%s%s>%s</%s>" % (tag, css, _id(value.anchor),
+                                        self.inline(value.content), tag)
+        return "<%s>%s</%s>" % (tag, self.inline(value), tag)
+
+    def _table(self, table):
+        css = ' class="%s"' % escape(table.css) if table.css else ""
+        out = ['<div class="scroll"><table%s>' % css]
+        if table.caption:
+            out.append("<caption>%s</caption>" % self.inline(table.caption))
+        out.append("<tr>%s</tr>" % "".join(self._cell("th", h)
+                                           for h in table.header))
+        for row in table.rows:
+            out.append("<tr>%s</tr>" % "".join(self._cell("td", c)
+                                               for c in row))
+        out.append("</table></div>")
+        return "\n".join(out)
+
+    def block(self, item):
+        inline = self.inline
+        if isinstance(item, doc.Para):
+            return "<p>%s</p>" % inline(item.content)
+        if isinstance(item, doc.Bullets):
+            return "<ul>%s</ul>" % "".join("<li>%s</li>" % inline(i)
+                                           for i in item.items)
+        if isinstance(item, doc.Table):
+            return self._table(item)
+        if isinstance(item, doc.Figure):
+            return '<figure>%s<figcaption>%s</figcaption></figure>' % (
+                item.svg, inline(item.caption))
+        if isinstance(item, doc.Pre):
+            return "<pre>%s</pre>" % escape(item.text)
+        if isinstance(item, doc.Markdown):
+            return mdlite.to_html(item.text)
+        if isinstance(item, doc.Details):
+            css = ' class="case"' if item.anchor and item.anchor.startswith(
+                "case-") else ""
+            return "<details%s%s%s><summary>%s</summary>\n%s\n</details>" % (
+                css, _id(item.anchor), " open" if item.open else "",
+                inline(item.summary),
+                "\n".join(self.block(b) for b in item.blocks))
+        if isinstance(item, doc.Callout):
+            return '<div class="%s">%s</div>' % (
+                escape(item.css), "\n".join(self.block(b)
+                                            for b in item.blocks))
+        if isinstance(item, doc.Section):
+            level = min(item.level, 6)
+            return "<section%s><h%d>%s</h%d>\n%s\n</section>" % (
+                _id(item.anchor), level, escape(item.title), level,
+                "\n".join(self.block(b) for b in item.blocks))
+        raise TypeError("no HTML for %r" % (type(item).__name__,))
+
+    def toc(self, sections):
+        items = "".join('<li><a href="%s">%s</a></li>' % (
+            escape(self.href(s.anchor)), escape(s.title)) for s in sections)
+        return "<nav><b>Contents</b><ol>%s</ol></nav>" % items
 
 
 def _id(anchor):
     return ' id="%s"' % escape(anchor) if anchor else ""
 
 
-def _cell(tag, value):
-    if isinstance(value, doc.Cell):
-        css = ' class="%s"' % escape(value.css) if value.css else ""
-        return "<%s%s%s>%s</%s>" % (tag, css, _id(value.anchor),
-                                    inline(value.content), tag)
-    return "<%s>%s</%s>" % (tag, inline(value), tag)
+def page_file(page):
+    return "report-%s.html" % page if page else "report.html"
 
 
-def _table(table):
-    css = ' class="%s"' % escape(table.css) if table.css else ""
-    out = ['<div class="scroll"><table%s>' % css]
-    if table.caption:
-        out.append("<caption>%s</caption>" % inline(table.caption))
-    out.append("<tr>%s</tr>" % "".join(_cell("th", h) for h in table.header))
-    for row in table.rows:
-        out.append("<tr>%s</tr>" % "".join(_cell("td", c) for c in row))
-    out.append("</table></div>")
-    return "\n".join(out)
+def _head(title):
+    return ["<!DOCTYPE html>", '<html lang="en">', "<head>",
+            '<meta charset="utf-8">',
+            '<meta name="viewport" content="width=device-width,'
+            ' initial-scale=1">',
+            "<title>%s</title>" % escape(title),
+            "<style>%s</style>" % CSS, "</head>", "<body>",
+            "<h1>%s</h1>" % escape(title)]
 
 
-def block(item):
-    if isinstance(item, doc.Para):
-        return "<p>%s</p>" % inline(item.content)
-    if isinstance(item, doc.Bullets):
-        return "<ul>%s</ul>" % "".join("<li>%s</li>" % inline(i)
-                                       for i in item.items)
-    if isinstance(item, doc.Table):
-        return _table(item)
-    if isinstance(item, doc.Figure):
-        return '<figure>%s<figcaption>%s</figcaption></figure>' % (
-            item.svg, inline(item.caption))
-    if isinstance(item, doc.Pre):
-        return "<pre>%s</pre>" % escape(item.text)
-    if isinstance(item, doc.Markdown):
-        return mdlite.to_html(item.text)
-    if isinstance(item, doc.Details):
-        css = ' class="case"' if item.anchor and item.anchor.startswith(
-            "case-") else ""
-        return "<details%s%s%s><summary>%s</summary>\n%s\n</details>" % (
-            css, _id(item.anchor), " open" if item.open else "",
-            inline(item.summary), "\n".join(block(b) for b in item.blocks))
-    if isinstance(item, doc.Callout):
-        return '<div class="%s">%s</div>' % (
-            escape(item.css), "\n".join(block(b) for b in item.blocks))
-    if isinstance(item, doc.Section):
-        level = min(item.level, 6)
-        return "<section%s><h%d>%s</h%d>\n%s\n</section>" % (
-            _id(item.anchor), level, escape(item.title), level,
-            "\n".join(block(b) for b in item.blocks))
-    raise TypeError("no HTML for %r" % (type(item).__name__,))
-
-
-def _toc(document):
-    items = "".join('<li><a href="#%s">%s</a></li>' % (
-        escape(s.anchor), escape(s.title)) for s in document.sections)
-    return "<nav><b>Contents</b><ol>%s</ol></nav>" % items
+def pages(document):
+    """{file name: HTML} of every page of the Document: report.html
+    holds the blocks, the contents and the sections of page "", and
+    each other page its own sections."""
+    by_page, page_of = doc.pages(document)
+    every = [s for sections in by_page.values() for s in sections]
+    out = {}
+    for page, sections in by_page.items():
+        writer = Page(page_of, page, document.top)
+        if page:
+            lines = _head("%s: %s" % (document.title, sections[0].title))
+            lines.append('<p><a href="%s">\u2190 the report</a></p>'
+                         % page_file(""))
+        else:
+            lines = _head(document.title)
+            lines += [writer.block(b) for b in document.blocks]
+            lines.append(writer.toc(every))
+        lines += [writer.block(s) for s in sections]
+        lines += ["</body>", "</html>"]
+        out[page_file(page)] = "\n".join(lines) + "\n"
+    return out
 
 
 def render(document):
-    out = ["<!DOCTYPE html>", '<html lang="en">', "<head>",
-           '<meta charset="utf-8">',
-           '<meta name="viewport" content="width=device-width,'
-           ' initial-scale=1">',
-           "<title>%s</title>" % escape(document.title),
-           "<style>%s</style>" % CSS, "</head>", "<body>",
-           "<h1>%s</h1>" % escape(document.title)]
-    out += [block(b) for b in document.blocks]
-    out.append(_toc(document))
-    out += [block(s) for s in document.sections]
-    out += ["</body>", "</html>"]
-    return "\n".join(out) + "\n"
+    """The report's own page (report.html)."""
+    return pages(document)[page_file("")]

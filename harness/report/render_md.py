@@ -11,43 +11,99 @@ def _escape(text):
             .replace("*", "\\*").replace("_", "\\_").replace("\n", " "))
 
 
-def inline(content):
-    if content is None:
-        return "-"
-    if isinstance(content, (str, int, float)):
-        return _escape(content)
-    if isinstance(content, doc.Code):
-        return "`%s`" % content.text.replace("`", "'")
-    if isinstance(content, doc.Strong):
-        return "**%s**" % _escape(content.text)
-    if isinstance(content, doc.Em):
-        return "*%s*" % _escape(content.text)
-    if isinstance(content, doc.Link):
-        return "[%s](#%s)" % (inline(content.text), content.anchor)
-    if isinstance(content, doc.Mark):
-        return "*(%s)*" % content.kind
-    return "".join(inline(item) for item in content)
+class Page:
+    """One Markdown page of a Document (see render_html.Page)."""
+
+    def __init__(self, page_of=None, page="", top="../"):
+        self.page_of = page_of or {}
+        self.page = page
+        self.top = top
+
+    def href(self, anchor):
+        where = self.page_of.get(anchor, self.page)
+        return (page_file(where) if where != self.page else "") + "#" + anchor
+
+    def inline(self, content):
+        if content is None:
+            return "-"
+        if isinstance(content, (str, int, float)):
+            return _escape(content)
+        if isinstance(content, doc.Code):
+            return "`%s`" % content.text.replace("`", "'")
+        if isinstance(content, doc.Strong):
+            return "**%s**" % _escape(content.text)
+        if isinstance(content, doc.Em):
+            return "*%s*" % _escape(content.text)
+        if isinstance(content, doc.Link):
+            return "[%s](%s)" % (self.inline(content.text),
+                                 self.href(content.anchor))
+        if isinstance(content, doc.Href):
+            return "[%s](%s%s)" % (self.inline(content.text), self.top,
+                                   content.path)
+        if isinstance(content, doc.Mark):
+            return "*(%s)*" % content.kind
+        return "".join(self.inline(item) for item in content)
+
+    def _cell(self, value):
+        if isinstance(value, doc.Cell):
+            return _anchor(value.anchor) + self.inline(value.content)
+        return self.inline(value)
+
+    def _table(self, table):
+        lines = []
+        if table.caption:
+            lines += [self.inline(table.caption), ""]
+        lines.append("| " + " | ".join(self._cell(h) for h in table.header)
+                     + " |")
+        lines.append("|" + " --- |" * len(table.header))
+        for row in table.rows:
+            lines.append("| " + " | ".join(self._cell(c) for c in row)
+                         + " |")
+        return lines
+
+    def block(self, item, level=2):
+        """Lines of one block."""
+        inline = self.inline
+        if isinstance(item, doc.Para):
+            return [inline(item.content), ""]
+        if isinstance(item, doc.Bullets):
+            return ["- " + inline(i) for i in item.items] + [""]
+        if isinstance(item, doc.Table):
+            return self._table(item) + [""]
+        if isinstance(item, doc.Figure):
+            lines = ["*Figure:* " + inline(item.caption) + " (the picture"
+                     " is in report.html)", ""]
+            for sub in item.fallback:
+                lines += self.block(sub, level)
+            return lines
+        if isinstance(item, doc.Pre):
+            return ["```", item.text.rstrip("\n"), "```", ""]
+        if isinstance(item, doc.Markdown):
+            return _demote(item.text.rstrip("\n"), level) + [""]
+        if isinstance(item, doc.Details):
+            lines = ["<details%s><summary>%s</summary>" % (
+                ' id="%s"' % escape(item.anchor) if item.anchor else "",
+                inline(item.summary)), ""]
+            for sub in item.blocks:
+                lines += self.block(sub, level)
+            return lines + ["</details>", ""]
+        if isinstance(item, doc.Callout):
+            lines = []
+            for sub in item.blocks:
+                lines += ["> " + line if line else ">"
+                          for line in self.block(sub, level)[:-1]] + [">"]
+            return lines[:-1] + [""]
+        if isinstance(item, doc.Section):
+            lines = ["#" * min(item.level, 6) + " " + item.title
+                     + " " + _anchor(item.anchor), ""]
+            for sub in item.blocks:
+                lines += self.block(sub, item.level + 1)
+            return lines
+        raise TypeError("no Markdown for %r" % (type(item).__name__,))
 
 
 def _anchor(anchor):
     return '<a id="%s"></a>' % escape(anchor) if anchor else ""
-
-
-def _cell(value):
-    if isinstance(value, doc.Cell):
-        return _anchor(value.anchor) + inline(value.content)
-    return inline(value)
-
-
-def _table(table):
-    lines = []
-    if table.caption:
-        lines += [inline(table.caption), ""]
-    lines.append("| " + " | ".join(_cell(h) for h in table.header) + " |")
-    lines.append("|" + " --- |" * len(table.header))
-    for row in table.rows:
-        lines.append("| " + " | ".join(_cell(c) for c in row) + " |")
-    return lines
 
 
 def _demote(text, level):
@@ -64,53 +120,34 @@ def _demote(text, level):
     return out
 
 
-def block(item, level=2):
-    """Lines of one block."""
-    if isinstance(item, doc.Para):
-        return [inline(item.content), ""]
-    if isinstance(item, doc.Bullets):
-        return ["- " + inline(i) for i in item.items] + [""]
-    if isinstance(item, doc.Table):
-        return _table(item) + [""]
-    if isinstance(item, doc.Figure):
-        lines = ["*Figure:* " + inline(item.caption) + " (the picture is"
-                 " in report.html)", ""]
-        for sub in item.fallback:
-            lines += block(sub, level)
-        return lines
-    if isinstance(item, doc.Pre):
-        return ["```", item.text.rstrip("\n"), "```", ""]
-    if isinstance(item, doc.Markdown):
-        return _demote(item.text.rstrip("\n"), level) + [""]
-    if isinstance(item, doc.Details):
-        lines = ["<details%s><summary>%s</summary>" % (
-            ' id="%s"' % escape(item.anchor) if item.anchor else "",
-            inline(item.summary)), ""]
-        for sub in item.blocks:
-            lines += block(sub, level)
-        return lines + ["</details>", ""]
-    if isinstance(item, doc.Callout):
-        lines = []
-        for sub in item.blocks:
-            lines += ["> " + line if line else ">"
-                      for line in block(sub, level)[:-1]] + [">"]
-        return lines[:-1] + [""]
-    if isinstance(item, doc.Section):
-        lines = ["#" * min(item.level, 6) + " " + item.title
-                 + " " + _anchor(item.anchor), ""]
-        for sub in item.blocks:
-            lines += block(sub, item.level + 1)
-        return lines
-    raise TypeError("no Markdown for %r" % (type(item).__name__,))
+
+def page_file(page):
+    return "report-%s.md" % page if page else "report.md"
+
+
+def pages(document):
+    """{file name: Markdown} of every page (see render_html.pages)."""
+    by_page, page_of = doc.pages(document)
+    every = [s for sections in by_page.values() for s in sections]
+    out = {}
+    for page, sections in by_page.items():
+        writer = Page(page_of, page, document.top)
+        if page:
+            lines = ["# %s: %s" % (document.title, sections[0].title), "",
+                     "[\u2190 the report](%s)" % page_file(""), ""]
+        else:
+            lines = ["# " + document.title, ""]
+            for item in document.blocks:
+                lines += writer.block(item)
+            lines += ["Contents: " + ", ".join(
+                "[%s](%s)" % (_escape(s.title), writer.href(s.anchor))
+                for s in every), ""]
+        for section in sections:
+            lines += writer.block(section)
+        out[page_file(page)] = "\n".join(lines).rstrip("\n") + "\n"
+    return out
 
 
 def render(document):
-    lines = ["# " + document.title, ""]
-    for item in document.blocks:
-        lines += block(item)
-    lines += ["Contents: " + ", ".join(
-        "[%s](#%s)" % (_escape(s.title), s.anchor)
-        for s in document.sections), ""]
-    for section in document.sections:
-        lines += block(section)
-    return "\n".join(lines).rstrip("\n") + "\n"
+    """The report's own page (report.md)."""
+    return pages(document)[page_file("")]

@@ -8,6 +8,7 @@ from differ import regress
 from report import render_html
 from report import render_md
 from report import build as report
+from report.build import TOP
 from differ.analysis import analyse
 from differ.control_summary import control_error_lines, control_lines
 from differ.load import LoadError, present_flavors
@@ -115,14 +116,15 @@ def cmd_report(args, out):
     if fresh and os.path.isdir(args.expected):
         analysis.regression = regress.compare(args.results, args.expected)
     document = report.build(analysis)
+    document.top = os.path.relpath(TOP, os.path.abspath(args.out)) + "/"
     os.makedirs(args.out, exist_ok=True)
     paths = []
-    for name, module in (("report.md", render_md),
-                         ("report.html", render_html)):
-        path = os.path.join(args.out, name)
-        with open(path, "w", encoding="utf-8") as stream:
-            stream.write(module.render(document))
-        paths.append(path)
+    for module in (render_md, render_html):
+        for name, text in module.pages(document).items():
+            path = os.path.join(args.out, name)
+            with open(path, "w", encoding="utf-8") as stream:
+                stream.write(text)
+            paths.append(path)
     print(summary(analysis, paths), file=out)
     return 1 if analysis.verdict == "FAIL" else 0
 

@@ -55,8 +55,11 @@ class CliTest(unittest.TestCase):
                   encoding="utf-8") as stream:
             html = stream.read()
         self.assertIn("the committed results; no run in", html)
+        with open(os.path.join(self.out, "report-cases.html"),
+                  encoding="utf-8") as stream:
+            cases = stream.read()
         self.assertIn('id="case-m.d1777-root.lA.tfile-root.fB.trail.'
-                      'open_rdonly"', html)
+                      'open_rdonly"', cases)
 
     def test_report_fails_with_the_verdict(self):
         def flip(flavor, data):
@@ -124,11 +127,15 @@ class CliTest(unittest.TestCase):
                          self.out, "--range-diff",
                          os.path.join(self.tmp.name, "absent.txt"))
         self.assertEqual(code, 0)
-        for name in ("report.md", "report.html"):
-            self.assertIn(os.path.join(self.out, name), text)
+        pages = [line for line in text.splitlines()
+                 if line.startswith("report: ")]
+        for name in ("report.md", "report.html", "report-cases.html",
+                     "report-pairs.md"):
+            self.assertIn("report: " + os.path.join(self.out, name), pages)
             self.assertTrue(os.path.exists(os.path.join(self.out, name)))
         # a terminal summary: a few lines per pair, not the report
-        self.assertLess(len(text.splitlines()), 12 + 3 * len(PAIRS))
+        self.assertLess(len(text.splitlines()) - len(pages),
+                        10 + 3 * len(PAIRS))
 
     def test_compare_and_bless(self):
         support.write_results(self.results, flavors=("v3",))

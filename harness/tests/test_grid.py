@@ -108,6 +108,7 @@ class GridRenderTest(unittest.TestCase):
             document = report.build(analysis)
         cls.md = render_md.render(document)
         cls.html = render_html.render(document)
+        cls.cases = render_html.pages(document)["report-cases.html"]
         cls.section = re.search(r'<section id="grid">(.*?)</section>',
                                 cls.html, re.S).group(1)
         cls.md_section = cls.md.split('## Flavor by flavor <a id="grid">'
@@ -125,8 +126,8 @@ class GridRenderTest(unittest.TestCase):
         self.assertIn('<details id="grid-v1-nosec-vs-v3"><summary>'
                       'v1-nosec vs v3: 7 of 65 joined cases differ',
                       self.md_section)
-        self.assertIn("(#case-m.d1777-root.lA.tfile-root.fB.trail."
-                      "open_rdonly)", self.md_section)
+        self.assertIn("(report-cases.md#case-m.d1777-root.lA.tfile-root.fB."
+                      "trail.open_rdonly)", self.md_section)
 
     def test_html_cells(self):
         self.assertIn('<table class="grid">', self.section)
@@ -139,22 +140,23 @@ class GridRenderTest(unittest.TestCase):
         self.assertIn('<td class="none">-</td>', self.section)
         drill = re.search(r'<details id="grid-v1-nosec-vs-v3">(.*?)'
                           r'</details>', self.section, re.S).group(1)
-        self.assertIn('href="#case-m.d1777-root.lA.tfile-root.fB.trail.'
-                      'open_rdonly"', drill)
+        self.assertIn('href="report-cases.html#case-m.d1777-root.lA.'
+                      'tfile-root.fB.trail.open_rdonly"', drill)
         self.assertIn('id="case-m.d1777-root.lA.tfile-root.fB.trail.'
-                      'open_rdonly"', self.html)
+                      'open_rdonly"', self.cases)
 
     def test_drilled_cases_have_views_without_pair_sections(self):
         with tempfile.TemporaryDirectory() as tmp:
             analysis = analyse(support.write_results(tmp))
         analysis.diffs = []             # every cell computed by the grid
-        html = render_html.render(report.build(analysis))
-        section = re.search(r'<section id="grid">(.*?)</section>', html,
-                            re.S).group(1)
-        cases = set(re.findall(r'href="#(case-[^"]+)"', section))
+        pages = render_html.pages(report.build(analysis))
+        section = re.search(r'<section id="grid">(.*?)</section>',
+                            pages["report.html"], re.S).group(1)
+        cases = set(re.findall(r'href="report-cases.html#(case-[^"]+)"',
+                               section))
         self.assertGreater(len(cases), 2)
-        self.assertEqual(cases - set(re.findall(r'id="([^"]+)"', html)),
-                         set())
+        self.assertEqual(cases - set(re.findall(
+            r'id="([^"]+)"', pages["report-cases.html"])), set())
 
 
 if __name__ == "__main__":

@@ -11,21 +11,26 @@ import support
 from differ import causes
 from report import doc
 from report import render_html
+from report import pairs
 from report import render_md
 from report import build as report
 from differ.analysis import analyse
 
 VOID = {"meta", "br", "hr", "img", "input", "link", "col", "wbr"}
+PAGE_LINK = re.compile(r"^(report(?:-[\w-]+)?\.html)#(.+)$")
 
 
 class Structure(HTMLParser):
     """Checks nesting and collects what the tests assert on."""
 
-    def __init__(self):
+    def __init__(self, page="report.html"):
         super().__init__()
+        self.page = page
         self.stack, self.errors = [], []
         self.tags, self.ids, self.hrefs = {}, [], []
+        self.links = []             # [(page, anchor)] of internal links
         self.external = []
+        self.repository = []        # links to files of the repository
         self.order = []             # ids of sections and the verdict
         self.details = []           # [(summary text, [hrefs inside])]
         self.case_rows = []         # [[hrefs of one row of a cases table]]
@@ -40,15 +45,22 @@ class Structure(HTMLParser):
         if attrs.get("id"):
             self.ids.append(attrs["id"])
         href = attrs.get("href")
+        other = PAGE_LINK.match(href or "")
+        if other:
+            href = "#" + other.group(2)
         if href is not None:
             if href.startswith("#"):
                 self.hrefs.append(href[1:])
+                self.links.append((other.group(1) if other else self.page,
+                                   href[1:]))
                 for frame in self._details:
                     frame.append(href[1:])
                 if self._row is not None:
                     self._row.append(href[1:])
-            else:
+            elif "://" in href or href.startswith(("/", "//")):
                 self.external.append((tag, href))
+            else:
+                self.repository.append(href)
         if tag in ("script", "iframe", "img", "link") or "src" in attrs:
             self.external.append((tag, attrs))
         if tag == "section" or "verdict" in attrs.get("class", ""):
@@ -95,8 +107,8 @@ class Structure(HTMLParser):
             self._summary += data
 
 
-def parse_html(text):
-    parser = Structure()
+def parse_html(text, page="report.html"):
+    parser = Structure(page)
     parser.feed(text)
     parser.close()
     return parser
@@ -118,9 +130,13 @@ class ReportTest(unittest.TestCase):
                                  ("shapes.md", "## Shapes the suite's trees "
                                   "do not make: mount roots\n")]
         cls.document = report.build(cls.analysis)
-        cls.html = render_html.render(cls.document)
-        cls.md = render_md.render(cls.document)
+        cls.pages = render_html.pages(cls.document)
+        cls.html = cls.pages["report.html"]
+        cls.md_pages = render_md.pages(cls.document)
+        cls.md = cls.md_pages["report.md"]
         cls.parsed = parse_html(cls.html)
+        cls.parsed_pages = {name: parse_html(text, name)
+                            for name, text in cls.pages.items()}
 
     @classmethod
     def tearDownClass(cls):
@@ -142,9 +158,9 @@ class ReportTest(unittest.TestCase):
 
     def test_story_first(self):
         order = self.parsed.order
-        self.assertEqual(order[0], "verdict ok")
+        self.assertEqual(order[:2], ["story", "verdict ok"])
         expected = ["grid", "glossary", "rule", "changes", "causes",
-                    "pairs", "model", "cases"]
+                    "pairs", "model"]
         self.assertEqual([o for o in order if o in expected], expected)
         first_pair = min(i for i, o in enumerate(order)
                          if o.startswith("pair-"))
@@ -152,29 +168,56 @@ class ReportTest(unittest.TestCase):
         self.assertLess(first_pair, order.index("model"))
 
     def test_pairs_point_at_the_shapes_that_differ_by_construction(self):
-        self.assertIn("section-shapes.md", self.parsed.hrefs)
+        anchor = "shapes-the-suites-trees-do-not-make-mount-roots"
+        self.assertIn(anchor, self.parsed.hrefs)
         pairs = self.md.split("## Pairwise differences")[1][:1500]
         self.assertIn("[Shapes the suite's trees do not make: mount roots]"
-                      "(#section-shapes.md)", pairs)
+                      "(#%s)" % anchor, pairs)
 
     def test_every_link_has_a_target(self):
-        ids = set(self.parsed.ids)
-        self.assertEqual(len(ids), len(self.parsed.ids), "duplicate ids")
-        missing = sorted(set(self.parsed.hrefs) - ids)
-        self.assertEqual(missing, [])
+        """On every page, each link to an anchor of any page."""
+        ids = set()
+        for name, parsed in self.parsed_pages.items():
+            self.assertEqual(len(set(parsed.ids)), len(parsed.ids),
+                             "duplicate ids in %s" % name)
+            ids |= {(name, i) for i in parsed.ids}
+        links = {link for p in self.parsed_pages.values()
+                 for link in p.links}
+        self.assertEqual(sorted(links - ids), [])
+        self.assertIn(("report-cases.html", "case-m.d1777-root.lA.tfile-root"
+                       ".fB.trail.open_rdonly"), links)
 
     def test_every_group_lists_all_its_cases(self):
-        lists = [(summary, set(hrefs)) for summary, hrefs in
-                 self.parsed.details]
-        seen = 0
-        for _pair_diff, group in self.groups():
+        """The sample on the report's page, every case on the pairs'
+        page, behind a link from the group."""
+        every = self.pages["report-pairs.html"]
+        seen = listed = 0
+        for pair_diff, group in self.groups():
             wanted = {doc.case_anchor(r.case_id) for r in group.members}
-            title = "All %d cases of this group" % group.count
-            self.assertTrue(any(wanted <= hrefs for summary, hrefs in
-                                lists if summary == title),
-                            group.cause)
+            if len(group.ordered) > len(group.rows):
+                same = group in pair_diff.same_outcome.values()
+                anchor = pairs.group_anchor(pair_diff.pair, group, same)
+                self.assertIn(("report-pairs.html", anchor),
+                              self.parsed.links)
+                body = re.search(r'<section id="%s">(.*?)</section>'
+                                 % re.escape(anchor), every, re.S).group(1)
+                self.assertLessEqual(wanted, set(re.findall(
+                    r'href="report-cases.html#([^"]+)"', body)),
+                                     group.cause)
+                listed += 1
+            else:
+                self.assertLessEqual(wanted, set(self.parsed.hrefs))
             seen += 1
         self.assertGreater(seen, 5)
+        self.assertGreater(listed, 0)
+
+    def test_the_report_page_is_light(self):
+        """The case lists and views live on pages of their own."""
+        self.assertNotIn('<details class="case"', self.html)
+        self.assertIn('<details class="case"', self.pages[
+            "report-cases.html"])
+        self.assertEqual(set(self.pages), {"report.html", "report-cases.html",
+                                           "report-pairs.html"})
 
     def test_every_case_row_has_a_case_id(self):
         self.assertGreater(len(self.parsed.case_rows), 20)
@@ -182,12 +225,15 @@ class ReportTest(unittest.TestCase):
             self.assertTrue(row and row[0].startswith("case-"), row)
 
     def test_every_named_case_has_a_view_with_each_flavor(self):
-        views = [i for i in self.parsed.ids if i.startswith("case-")]
-        named = {h for h in self.parsed.hrefs if h.startswith("case-")}
+        cases = self.parsed_pages["report-cases.html"]
+        views = [i for i in cases.ids if i.startswith("case-")]
+        named = {h for p in self.parsed_pages.values() for h in p.hrefs
+                 if h.startswith("case-")}
         self.assertEqual(set(views), named)
         view = re.search(r'<details class="case" id="case-m.d1777-root'
                          r'.lA.tfile-root.fB.trail.open_rdonly" open>'
-                         r'(.*?)</details>', self.html, re.S).group(1)
+                         r'(.*?)</details>', self.pages["report-cases.html"],
+                         re.S).group(1)
         for flavor in support.FLAVORS:
             self.assertIn("<td>%s</td>" % flavor, view)
         self.assertIn("v1 rule @1", view)       # inferred: decider, link
@@ -216,9 +262,10 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(cells[("base", "ps1-own-")][-1], "allow")
         self.assertEqual(cells[("base", "ps1-own-")][2], "deny")
 
-    def test_two_inline_svgs(self):
-        self.assertEqual(self.parsed.tags.get("svg"), 2)
+    def test_three_inline_svgs(self):
+        self.assertEqual(self.parsed.tags.get("svg"), 3)
         self.assertIn("<title>Share of link follows refused", self.html)
+        self.assertIn("<title>The /tmp race of 2010", self.html)
 
     def test_glossary_explains_every_setting(self):
         glossary = re.search(r'<section id="glossary">(.*?)</section>',
@@ -230,21 +277,23 @@ class ReportTest(unittest.TestCase):
     def test_markdown_has_the_same_story(self):
         heads = [line for line in self.md.splitlines()
                  if line.startswith("## ")]
-        titles = [s.title for s in self.document.sections]
+        titles = ["The 2010 story"] + [s.title for s in
+                                       self.document.sections if not s.page]
         self.assertEqual([h[3:].split(" <a id=")[0] for h in heads],
                          titles)
-        self.assertTrue(self.md.splitlines()[2].startswith(
-            "> **Verdict: OK**"))
+        self.assertIn("\n> **Verdict: OK**", self.md)
+        every = "".join(self.md_pages.values())
         for _pair_diff, group in self.groups():
             for row in group.members:
-                self.assertIn("(#%s)" % doc.case_anchor(row.case_id),
-                              self.md)
+                self.assertIn("(report-cases.md#%s)"
+                              % doc.case_anchor(row.case_id), every)
         self.assertIn("fs: <sticky> & symlinks", self.md)
         self.assertNotIn("<!-- generated -->", self.md)
 
     def test_range_diff_escaped_and_section_embedded(self):
         self.assertIn("fs: &lt;sticky&gt; &amp; symlinks", self.html)
-        self.assertIn("<h3>The attack</h3>", self.html)
+        self.assertIn('<section id="the-attack"><h2>The attack</h2>',
+                      self.html)
         self.assertNotIn("generated", self.html)
 
     def test_what_changed_names_patch_lines(self):
@@ -268,7 +317,8 @@ class FailVerdictTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             support.write_results(tmp, mutate=flip)
             html = render_html.render(report.build(analyse(tmp)))
-        self.assertEqual(parse_html(html).order[0], "verdict fail")
+        self.assertEqual(parse_html(html).order[:2],
+                         ["story", "verdict fail"])
         self.assertIn("Verdict: FAIL", html)
 
 
