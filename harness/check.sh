@@ -120,6 +120,18 @@ step smoke $PY harness/sticky.py smoke
 step suite $PY harness/sticky.py suite $(flavors suite)
 step ktap-vs-differ $PY harness/sticky.py ktap-check $(flavors suite)
 step idmap $PY harness/sticky.py idmap
+# Every case reproduces from literal commands (docs/repro.md): the
+# scripts of a selection of cases (model/repro.py check_selection) run in
+# v3 and v1 and print what each flavor's results say; with one recorded
+# outcome inverted the step must name that case as not reproduced.
+repro_check() {
+	$PY harness/sticky.py repro --check v3 v1 || return 1
+	must_fail_on "repro with one recorded outcome inverted" \
+		"not reproduced: m/d1777-root/lA/tfile-root/froot/trail/open_rdonly (ps0-own1)" \
+		$PY harness/sticky.py repro --check --flip \
+		m/d1777-root/lA/tfile-root/froot/trail/open_rdonly v3
+}
+step repro repro_check
 # The rename race in the window flavors (docs/porting.md, "Where the
 # placements differ by construction").
 step race-kernels $PY harness/sticky.py build $(flavors race)

@@ -15,12 +15,14 @@ from kernel import cli as kernel_cli
 from kernel import mboximport
 from lava import cli as lava_cli
 from suite import cli as suite_cli
+from suite import repro_cmd
 
 
 def add_all(sub):
     kernel_cli.add(sub)
     mboximport.add_parser(sub)
     suite_cli.add(sub)
+    repro_cmd.add(sub)
     bench_cmd.add(sub)
     beyond_cmd.add(sub)
     contend.add(sub)
