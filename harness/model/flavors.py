@@ -50,6 +50,7 @@ class Flavor:
     kconfig: str
     log_text: Optional[str]     # format of the own rule's message
     extra: bool = False
+    describe: str = ""          # flavors.ini's one line about it
 
     def own_protects(self, knobs):
         """Is the own rule switched on by these knob values?"""
@@ -87,13 +88,14 @@ def from_ini(ini):
                       compiled=False, knob=None, path=None,
                       protect_value=None, boot_default=None, polarity="-",
                       doc="-", kconfig=_kconfig(ini), log_text=None,
-                      extra=ini.extra)
+                      extra=ini.extra, describe=ini.describe)
     return Flavor(name=ini.name, own=rule.name, stage=ini.stage,
                   links=rule.links, compiled=ini.compiled, knob=rule.knob,
                   path=rule.knob_path, protect_value=rule.protect,
                   boot_default=_boot_default(ini), polarity=rule.polarity,
                   doc=rule.doc, kconfig=_kconfig(ini),
-                  log_text=rule.log_text or None, extra=ini.extra)
+                  log_text=rule.log_text or None, extra=ini.extra,
+                  describe=ini.describe)
 
 
 def modelled(ini):

@@ -146,12 +146,12 @@ def timeline(steps=None):
     for name, step in steps:
         columns = _columns(step["columns"])
         rows.append([
-            [_doc_link(step["doc"], name)], _text(step["when"]),
-            _text(step["who"]), _text(step["where"]), _text(step["rule"]),
-            _text(step["knob"]),
+            [_doc_link(step["doc"], name), " (%s, %s)" % (
+                _text(step["when"]), _text(step["who"]))],
+            _text(step["where"]), _text(step["rule"]), _text(step["knob"]),
             columns or doc.cell(_text(step.get("note", "")), "none")])
     return doc.Table(
-        ["step", "when", "who", "where the check sits", "what it refuses",
+        ["step (when, who)", "where the check sits", "what it refuses",
          "switch", "flavors"], rows, css="timeline",
         caption=["The rule's lineage. A flavor is a kernel the project"
                  " builds from a step (base is Debian's 6.1, which has"

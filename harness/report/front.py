@@ -66,8 +66,16 @@ def verdict(analysis, source):
             " Debian's boot setting (fs.protected_symlinks=1), where"
             " mainline's check refuses every cross-uid trailing link first"
             " and masks that part of the revisions' rule."]))
+    if analysis.files:
+        lines.append(doc.Para([Strong("Flavors"), " (kernels built from"
+                               " the same 6.1 tree): "] + joined(
+            [[Code(f), " ", FLAVORS[f].describe or "-"]
+             for f in analysis.files], "; ") + ["."]))
     if analysis.diffs:
-        lines.append(doc.Para([Strong("Pair by pair")]))
+        lines.append(doc.Para([
+            Strong("Pair by pair"), ": a pair joins both flavors' cases by"
+            " setting and case id (the joined cases) and counts those whose"
+            " outcome differs, by cause."]))
         lines.append(doc.Bullets([headline(d) for d in analysis.diffs]))
     css = {"OK": "verdict ok", "FAIL": "verdict fail"}.get(word,
                                                            "verdict no")
