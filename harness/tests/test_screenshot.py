@@ -34,6 +34,7 @@ FRAME = (0x17, 0x6b, 0x12)          # .verdict border (OK)
 FILL = (0xe5, 0xf5, 0xe1)           # .verdict background (OK)
 SIZES = {"desktop": (1280, 900), "phone": (390, 844)}
 MIN_TEXT_PX = 11
+SECTIONS = ("beyond.md", "race.md", "shapes.md")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
          "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--hide-scrollbars"]
@@ -68,29 +69,24 @@ addEventListener("load", function () {
   var root = document.documentElement, view = root.clientWidth, out = {
     name: %s, scrollWidth: root.scrollWidth, viewport: view, wide: [],
     texts: []};
-  function clipped(el) {
-    for (var up = el.parentElement; up && up !== document.body;
-         up = up.parentElement) {
-      var o = getComputedStyle(up).overflowX;
-      if (o === "auto" || o === "scroll" || o === "hidden") return true;
-    }
-    return false;
-  }
   function name(el) {
     return el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") +
       (el.getAttribute("class") ? "." + el.getAttribute("class") : "");
   }
-  var all = document.body.getElementsByTagName("*"), seen = [];
-  for (var i = 0; i < all.length; i++) {
-    var r = all[i].getBoundingClientRect();
-    if (!r.width || (r.right <= view + 0.5 && r.left >= -0.5) ||
-        clipped(all[i]) || seen.some(function (s) {
-          return s.contains(all[i]); }))
-      continue;
-    seen.push(all[i]);
-    out.wide.push({element: name(all[i]), left: Math.round(r.left),
-                   right: Math.round(r.right)});
+  function walk(el) {
+    for (var c = el.firstElementChild; c; c = c.nextElementSibling) {
+      if (!c.getClientRects().length) continue;     // not rendered
+      var r = c.getBoundingClientRect();
+      if (r.width && (r.right > view + 0.5 || r.left < -0.5)) {
+        out.wide.push({element: name(c), left: Math.round(r.left),
+                       right: Math.round(r.right)});
+        continue;
+      }
+      var o = getComputedStyle(c).overflowX;
+      if (o !== "auto" && o !== "scroll" && o !== "hidden") walk(c);
+    }
   }
+  walk(document.body);
   var texts = document.querySelectorAll("svg text");
   for (var j = 0; j < texts.length; j++) {
     var t = texts[j], svg = t.ownerSVGElement, m = t.getScreenCTM();
@@ -185,6 +181,25 @@ BAD_PAGE = """<!DOCTYPE html>
 """
 
 
+def committed_sections():
+    """[(path, text)] of the Markdown files `make report` embeds (diff.mk's
+    STICKYDIFF_SECTIONS): their tables are part of the page too."""
+    out = []
+    for name in SECTIONS:
+        path = os.path.join(TOP, "results", name)
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as stream:
+                out.append((path, stream.read()))
+    return out
+
+
+def rendered_pages(document):
+    """{file name: HTML} of every page of the report, report.html first."""
+    if hasattr(render_html, "pages"):       # the report in several pages
+        return render_html.pages(document)
+    return {"report.html": render_html.render(document)}
+
+
 def pictures_page():
     """The pictures the report may show that it does not yet."""
     document = doc.Document("Pictures")
@@ -215,20 +230,20 @@ class ScreenshotTest(unittest.TestCase):
                                                           "v1.json"))
                   else support.write_results(os.path.join(cls.tmp.name,
                                                           "r")))
+        analysis = analyse(source)
+        analysis.sections = committed_sections()
+        cls.pages = rendered_pages(report.build(analysis))
         cls.page = os.path.join(cls.tmp.name, "report.html")
         with open(cls.page, "w", encoding="utf-8") as stream:
-            stream.write(render_html.render(report.build(analyse(source))))
-
+            stream.write(cls.pages["report.html"])
         cls.found = {}
 
     def measured(self, name):
-        """The findings of the report, the pictures and the bad page at
-        the width of `name`, measured once."""
+        """The findings of the report's pages, the pictures and (at phone
+        width) the bad page, measured once per width."""
         if name not in self.found:
             width, height = SIZES[name]
-            with open(self.page, encoding="utf-8") as stream:
-                pages = {"report": stream.read(),
-                         "pictures": pictures_page()}
+            pages = dict(self.pages, pictures=pictures_page())
             if name == "phone":
                 pages["bad"] = BAD_PAGE
             self.found[name] = measure_pages(pages, width, height,
@@ -269,7 +284,7 @@ class ScreenshotTest(unittest.TestCase):
 
     def check_no_sideways_scroll(self, name):
         width = SIZES[name][0]
-        for page in ("report", "pictures"):
+        for page in list(self.pages) + ["pictures"]:
             found = self.measured(name)[page]
             self.assertEqual(found["viewport"], width,
                              "%s: %s not laid out %d px wide"
@@ -284,10 +299,10 @@ class ScreenshotTest(unittest.TestCase):
                           " box: %s" % (name, page, found["wide"][:5]))
 
     def check_picture_text(self, name):
-        for page in ("report", "pictures"):
+        texts = 0
+        for page in list(self.pages) + ["pictures"]:
             found = self.measured(name)[page]
-            self.assertTrue(found["texts"], "%s: no SVG text in the %s"
-                            % (name, page))
+            texts += len(found["texts"])
             small = too_small(found)
             if small:
                 self.fail("%s: %d text(s) of the %s's pictures below %d px,"
@@ -298,6 +313,9 @@ class ScreenshotTest(unittest.TestCase):
                 self.fail("%s: %d label(s) of the %s's pictures outside"
                           " their picture: %s" % (name, len(out), page,
                                                   out[:3]))
+        self.assertGreater(texts, len(self.measured(name)["pictures"]
+                                      ["texts"]),
+                           "%s: no SVG text in the report" % name)
 
     def test_desktop_no_sideways_scroll(self):
         self.check_no_sideways_scroll("desktop")
