@@ -539,8 +539,8 @@ def script(case, outcomes=None):
         head.append("# The setting's own%d needs a kernel with one of the "
                     "2010 revisions (this project's v1, v3, v3y or yama "
                     "builds)." % parsed[1])
-    head.append("# Tools: sh, mount, sysctl, ln, chown, chmod, touch, stat, "
-                "ls (busybox or coreutils),")
+    head.append("# Tools: sh, mount, umount, mkdir, ln, chown, chmod, touch, "
+                "stat, ls, grep, cp (busybox or coreutils),")
     head.append("# util-linux setpriv (busybox's has no --reuid)%s." % (
         "; sticky-suite (common/, `make guest` builds build/guest/sticky-"
         "suite): SUITE=/path/to/sticky-suite" if single else ""))
