@@ -193,13 +193,6 @@ def committed_sections():
     return out
 
 
-def rendered_pages(document):
-    """{file name: HTML} of every page of the report, report.html first."""
-    if hasattr(render_html, "pages"):       # the report in several pages
-        return render_html.pages(document)
-    return {"report.html": render_html.render(document)}
-
-
 def pictures_page():
     """The pictures the report may show that it does not yet."""
     document = doc.Document("Pictures")
@@ -232,7 +225,7 @@ class ScreenshotTest(unittest.TestCase):
                                                           "r")))
         analysis = analyse(source)
         analysis.sections = committed_sections()
-        cls.pages = rendered_pages(report.build(analysis))
+        cls.pages = render_html.pages(report.build(analysis))
         cls.page = os.path.join(cls.tmp.name, "report.html")
         with open(cls.page, "w", encoding="utf-8") as stream:
             stream.write(cls.pages["report.html"])
