@@ -53,6 +53,7 @@ def build(analysis, top=TOP):
     if analysis.diffs:
         sections.append(pairs_doc.every_case(analysis, shown))
     if shown:
-        sections.append(casepages.case_views(analysis, shown))
+        sections.append(casepages.case_views(analysis, shown,
+                                             document.files))
     document.sections = sections
     return document

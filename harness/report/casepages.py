@@ -2,11 +2,13 @@
 reasoning, and the outcome in every flavor and setting."""
 
 from model import cases as caseids
+from model import repro
 from . import doc
 from model import rule as model
-from .doc import Code, Mark, cell
+from .doc import Code, FileLink, Link, Mark, cell
 from model.flavors import FLAVORS
 from .pictures import pipeline
+from .pairs import pair_anchor
 from .story import outcome_cell
 
 DECIDERS = {
@@ -91,7 +93,62 @@ def labels_of(analysis):
                   key=lambda x: (x != "boot", x[:3], x))
 
 
-def case_view(analysis, cid, labels):
+REPRO_DIR = "report-repro"
+REPRO_SETTING = "ps0-own1"      # the 2010 world: the revision's rule alone
+REPRO_FLAVOR = "v3"
+
+
+def repro_file(cid):
+    return "%s/%s.sh" % (REPRO_DIR, doc.case_anchor(cid))
+
+
+def repro_script(analysis, cid, labels):
+    """The script of a case under REPRO_SETTING (else its first setting),
+    the record of REPRO_FLAVOR (else the first flavor that ran it), with
+    what every flavor returned; (setting, flavor, text) or None."""
+    label = REPRO_SETTING if REPRO_SETTING in labels else labels[0]
+    found = {f: r.cases[(label, cid)] for f, r in analysis.files.items()
+             if (label, cid) in r.cases}
+    if not found:
+        return None
+    flavor = REPRO_FLAVOR if REPRO_FLAVOR in found else next(iter(found))
+    outcomes = {f: repro.outcome_of(c) for f, c in found.items()}
+    return label, flavor, repro.script(found[flavor], outcomes)
+
+
+def _reproduce(analysis, cid, labels, files):
+    """How to run the case: its script, written beside the report, and
+    the command that prints it for any setting."""
+    made = repro_script(analysis, cid, labels) if _valid(cid) else None
+    if made is None:
+        return None
+    label, flavor, text = made
+    files[repro_file(cid)] = text
+    version, _rows = repro.needs(cid)
+    return doc.Para([
+        "Reproduce (as root, Linux \u2265 %s): " % repro.version_text(
+            version),
+        FileLink("the script for %s" % label, repro_file(cid)),
+        " (it says what each flavor returned and compares with %s's"
+        " record); for another setting: " % flavor,
+        Code("python3 harness/sticky.py repro %s --setting LABEL" % cid),
+        " (", doc.Href("docs/repro.md", "docs/repro.md"), ")."])
+
+
+def named_by(analysis):
+    """{case id: [pairs whose groups name it]}."""
+    out = {}
+    for pair_diff in analysis.diffs:
+        for groups in (pair_diff.differ, pair_diff.same_outcome):
+            for group in groups.values():
+                for row in group.members:
+                    pairs = out.setdefault(row.case_id, [])
+                    if pair_diff.pair not in pairs:
+                        pairs.append(pair_diff.pair)
+    return out
+
+
+def case_view(analysis, cid, labels, files=None, pairs=()):
     params = caseids.params_of(cid) if _valid(cid) else None
     rows = []
     for flavor, result in analysis.files.items():
@@ -123,6 +180,12 @@ def case_view(analysis, cid, labels):
             " ", Mark("observed")]))
     blocks.append(doc.Table(["flavor"] + [Code(x) for x in labels], rows,
                             css="matrix"))
+    if files is not None:
+        blocks.append(_reproduce(analysis, cid, labels, files))
+    if pairs:
+        blocks.append(doc.Para(["Named by: "] + doc.joined(
+            [[Link(p.title, pair_anchor(p))] for p in pairs]) + ["."]))
+    blocks = [b for b in blocks if b is not None]
     return doc.Details([Code(cid)], blocks, anchor=doc.case_anchor(cid),
                        open=True)
 
@@ -135,7 +198,8 @@ def _valid(cid):
     return True
 
 
-def case_views(analysis, ids):
+def case_views(analysis, ids, files=None):
+    """The page of case views; each case's script goes into `files`."""
     section = doc.Section("Case views", "cases", page="cases")
     section.add(doc.Para([
         "One view per case id named above. Each cell: the outcome ",
@@ -146,6 +210,8 @@ def case_views(analysis, ids):
         " \u2192 ".join(t for t, _, _ in pipeline(list(analysis.files))),
         "."]))
     labels = labels_of(analysis)
+    naming = named_by(analysis)
     for cid in sorted(ids):
-        section.add(case_view(analysis, cid, labels))
+        section.add(case_view(analysis, cid, labels, files,
+                              naming.get(cid, ())))
     return section

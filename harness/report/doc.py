@@ -44,6 +44,14 @@ class Href:
 
 
 @dataclass
+class FileLink:
+    """A link to a file the report writes beside its pages
+    (Document.files)."""
+    text: object
+    name: str
+
+
+@dataclass
 class Mark:
     """A label of how a fact is known: observed, inferred, static."""
     kind: str
@@ -72,7 +80,7 @@ def plain(content):
         return content
     if isinstance(content, (Code, Strong, Em)):
         return content.text
-    if isinstance(content, (Link, Href)):
+    if isinstance(content, (Link, Href, FileLink)):
         return plain(content.text)
     if isinstance(content, Mark):
         return "(%s)" % content.kind
@@ -168,6 +176,7 @@ class Document:
     blocks: list = field(default_factory=list)     # before the sections
     sections: List[Section] = field(default_factory=list)
     top: str = "../"        # the repository's top, from the report's dir
+    files: dict = field(default_factory=dict)   # name -> text, beside it
 
 
 def anchors(item):

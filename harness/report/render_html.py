@@ -84,6 +84,9 @@ class Page:
         if isinstance(content, doc.Href):
             return '<a href="%s">%s</a>' % (escape(self.top + content.path),
                                             self.inline(content.text))
+        if isinstance(content, doc.FileLink):
+            return '<a href="%s">%s</a>' % (escape(content.name),
+                                            self.inline(content.text))
         if isinstance(content, doc.Mark):
             return '<span class="mark %s">%s</span>' % (
                 escape(content.kind), escape(content.kind))

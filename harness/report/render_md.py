@@ -40,6 +40,8 @@ class Page:
         if isinstance(content, doc.Href):
             return "[%s](%s%s)" % (self.inline(content.text), self.top,
                                    content.path)
+        if isinstance(content, doc.FileLink):
+            return "[%s](%s)" % (self.inline(content.text), content.name)
         if isinstance(content, doc.Mark):
             return "*(%s)*" % content.kind
         return "".join(self.inline(item) for item in content)

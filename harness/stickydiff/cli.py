@@ -2,6 +2,7 @@
 
 import argparse
 import os
+import shutil
 import sys
 
 from differ import regress
@@ -119,8 +120,22 @@ def cmd_report(args, out):
     document.top = os.path.relpath(TOP, os.path.abspath(args.out)) + "/"
     os.makedirs(args.out, exist_ok=True)
     paths = []
-    for module in (render_md, render_html):
-        for name, text in module.pages(document).items():
+    pages = [module.pages(document) for module in (render_md, render_html)]
+    for directory in {os.path.dirname(n) for n in document.files} - {""}:
+        # the report's own directory of files: last run's go first
+        shutil.rmtree(os.path.join(args.out, directory), ignore_errors=True)
+    for name, text in sorted(document.files.items()):
+        os.makedirs(os.path.dirname(os.path.join(args.out, name)),
+                    exist_ok=True)
+        with open(os.path.join(args.out, name), "w",
+                  encoding="utf-8") as stream:
+            stream.write(text)
+    if document.files:
+        paths.append("%s (%d files)" % (os.path.join(
+            args.out, os.path.dirname(min(document.files))),
+            len(document.files)))
+    for texts in pages:
+        for name, text in texts.items():
             path = os.path.join(args.out, name)
             with open(path, "w", encoding="utf-8") as stream:
                 stream.write(text)

@@ -129,6 +129,8 @@ class CliTest(unittest.TestCase):
         self.assertEqual(code, 0)
         pages = [line for line in text.splitlines()
                  if line.startswith("report: ")]
+        scripts = os.listdir(os.path.join(self.out, "report-repro"))
+        self.assertTrue(scripts and all(s.endswith(".sh") for s in scripts))
         for name in ("report.md", "report.html", "report-cases.html",
                      "report-pairs.md"):
             self.assertIn("report: " + os.path.join(self.out, name), pages)

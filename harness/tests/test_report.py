@@ -15,6 +15,7 @@ from report import pairs
 from report import render_md
 from report import build as report
 from differ.analysis import analyse
+from model.cases import CaseIdError, split_id
 
 VOID = {"meta", "br", "hr", "img", "input", "link", "col", "wbr"}
 PAGE_LINK = re.compile(r"^(report(?:-[\w-]+)?\.html)#(.+)$")
@@ -239,6 +240,40 @@ class ReportTest(unittest.TestCase):
         self.assertIn("v1 rule @1", view)       # inferred: decider, link
         self.assertIn('class="mark inferred"', view)
         self.assertIn('class="mark observed"', view)
+
+    def test_every_case_view_reproduces_and_names_its_pairs(self):
+        cases = self.pages["report-cases.html"]
+        views = dict(re.findall(r'<details class="case" id="([^"]+)" open>'
+                                r'(.*?)</details>', cases, re.S))
+        self.assertTrue(views)
+        naming = {}
+        for pair_diff, group in self.groups():
+            for row in group.members:
+                naming.setdefault(doc.case_anchor(row.case_id), set()).add(
+                    "#" + pairs.pair_anchor(pair_diff.pair))
+        scripts = 0
+        for anchor, view in views.items():
+            cid = re.search(r"<summary><code>(.*?)</code>", view).group(1)
+            name = "report-repro/%s.sh" % anchor
+            try:
+                split_id(cid)
+            except CaseIdError:     # the fixtures' older ids: no script
+                self.assertNotIn(name, self.document.files)
+                continue
+            self.assertIn('href="%s"' % name, view)
+            script = self.document.files[name]
+            self.assertTrue(script.startswith("#!/bin/sh"))
+            self.assertIn("#   %s\n" % cid, script)
+            self.assertIn("# What each flavor returned:", script)
+            self.assertIn("sticky.py repro %s --setting" % cid, view)
+            scripts += 1
+            self.assertLessEqual(
+                {"report.html" + h for h in naming.get(anchor, ())},
+                set(re.findall(r'href="(report.html#pair-[^"]+)"', view)),
+                cid)
+        self.assertTrue(any("report.html#pair-" in v for v in
+                            views.values()))
+        self.assertGreater(scripts, 5)
 
     def test_every_cause_in_the_legend(self):
         ids = set(self.parsed.ids)
