@@ -153,9 +153,10 @@ def timeline(steps=None):
     return doc.Table(
         ["step (when, who)", "where the check sits", "what it refuses",
          "switch", "flavors"], rows, css="timeline",
-        caption=["The rule's lineage. A flavor is a kernel the project"
-                 " builds from a step (base is Debian's 6.1, which has"
-                 " mainline's check); each step links to its part of ",
+        caption=["The rule's lineage (\u201cthe same test\u201d: the rule"
+                 " above). A flavor is a kernel the project builds from a"
+                 " step (base: Debian's 6.1, with mainline's check); each"
+                 " step links to its part of ",
                  Href(DISCUSSION, DISCUSSION), "."])
 
 
@@ -180,12 +181,11 @@ def debate(analysis, shown, found=None):
 def story_section(analysis, shown, attack_figure=None):
     section = doc.Section("The 2010 story", "story")
     section.add(doc.Para([
-        "A root program writes ", Code("/tmp/report.txt"), ". Another user"
-        " got there first and left a symbolic link of that name pointing"
-        " at ", Code("/etc/shadow"), ": the program's open() follows the"
-        " link and writes through it. Every user may create names in ",
-        Code("/tmp"), ", because it is world-writable; its sticky bit"
-        " (mode 1777) only stops them deleting each other's files."]))
+        "Every user may create names in ", Code("/tmp"), " (mode 1777:"
+        " world-writable; the sticky bit only stops users deleting each"
+        " other's files). A root program that writes a predictable name"
+        " there follows the link another user planted under that name,"
+        " and writes wherever it points."]))
     if attack_figure is not None:
         section.add(attack_figure)
     section.add(doc.Para([
@@ -198,14 +198,10 @@ def story_section(analysis, shown, attack_figure=None):
         " there."]))
     section.add(timeline())
     section.add(doc.Para([
-        Strong("The argument."), " The thread on linux-kernel argued less"
-        " about the rule than about where it belongs and whether it is on"
-        " by default. Each position below is tied to what the project"
-        " measured: the suite's cases in each flavor under a ",
-        Em("setting"), " ", Code("ps<P>-own<O>"), " (",
-        Code("fs.protected_symlinks"), " = P, the flavor's own switch on"
-        " (O = 1) or off (O = 0)), counts of differing cases per pair of"
-        " flavors with their causes, and the experiments beyond the"
-        " suite."]))
+        Strong("The argument"), " was less about the rule than about where"
+        " it belongs and whether it is on by default. Each position with"
+        " what the project measured; a ", Em("setting"), " ",
+        Code("ps<P>-own<O>"), " is ", Code("fs.protected_symlinks"),
+        " = P with the flavor's own switch on (O = 1) or off (O = 0)."]))
     section.add(debate(analysis, shown))
     return section

@@ -406,40 +406,50 @@ def _link_diagram(x, y, width, state):
     return out, 16 + box_h + 22
 
 
-def attack_svg(width=PHONE_WIDTH):
-    pad, inset, gap = 10, 1, 12
+PANEL_WIDTH = 272      # four side by side in the report's 72em column
+
+
+def attack_panel(step, width=PANEL_WIDTH):
+    """One step of the race as its own picture: on a wide page the four
+    stand in a row, on a phone one above the other."""
+    heading, text, code, state, fill, stroke = step
+    pad, inset = 10, 1
     inner = width - 2 * inset - 2 * pad
-    body, y = [], 1
-    for heading, text, code, state, fill, stroke in ATTACK_STEPS:
-        heading_lines = wrap(heading, 13, inner, bold=True)
-        text_lines = wrap(text, 12, inner)
-        code_lines = wrap(code, 12, inner, mono=True) if code else []
-        parts = _lines(inset + pad, y + pad + 12, heading_lines, 13,
-                       ' font-weight="bold" fill="%s"' % stroke)
-        at = y + pad + 12 + leading(13) * (len(heading_lines) - 1)
-        at += leading(12)
-        parts += _lines(inset + pad, at, text_lines, 12)
-        at += leading(12) * len(text_lines)
-        if code_lines:
-            parts += _lines(inset + pad, at + 2, code_lines, 12, " " + MONO)
-            at += leading(12) * len(code_lines) + 2
-        if state:
-            shapes, height = _link_diagram(inset + pad, at - 8, inner, state)
-            parts += shapes
-            at += height - 8
-        box_h = at - leading(12) + pad + 4 - y
-        body.append('<rect x="%d" y="%d" width="%d" height="%d" rx="6"'
-                    ' fill="%s" stroke="%s"/>'
-                    % (inset, y, width - 2 * inset, box_h, fill, stroke))
-        body += parts
-        y += box_h + gap
-    out = _svg_open(width, y - gap + 2, "The /tmp race of 2010: a planted"
-                    " symlink, and the sticky rule's answer", 12)
-    out.append("".join(ARROW % ("attack-arrow-%s" % state, colour)
-                       for state, (colour, _) in ARROWS.items()))
-    out += body
+    heading_lines = wrap(heading, 13, inner, bold=True)
+    text_lines = wrap(text, 12, inner)
+    code_lines = wrap(code, 12, inner, mono=True) if code else []
+    y = 1
+    parts = _lines(inset + pad, y + pad + 12, heading_lines, 13,
+                   ' font-weight="bold" fill="%s"' % stroke)
+    at = y + pad + 12 + leading(13) * (len(heading_lines) - 1)
+    at += leading(12)
+    parts += _lines(inset + pad, at, text_lines, 12)
+    at += leading(12) * len(text_lines)
+    if code_lines:
+        parts += _lines(inset + pad, at + 2, code_lines, 12, " " + MONO)
+        at += leading(12) * len(code_lines) + 2
+    if state:
+        shapes, height = _link_diagram(inset + pad, at - 8, inner, state)
+        parts += shapes
+        at += height - 8
+    box_h = at - leading(12) + pad + 4 - y
+    out = _svg_open(width, y + box_h + 2, heading, 12)
+    if state:
+        out.append(ARROW % ("attack-arrow-%s" % state, ARROWS[state][0]))
+    out.append('<rect x="%d" y="%d" width="%d" height="%d" rx="6"'
+               ' fill="%s" stroke="%s"/>'
+               % (inset, y, width - 2 * inset, box_h, fill, stroke))
+    out += parts
     out.append("</svg>")
     return "\n".join(out)
+
+
+def attack_svg(width=PANEL_WIDTH):
+    """The four steps, each its own picture, in a wrapping row."""
+    return '<div class="panels" role="img" aria-label="%s">%s</div>' % (
+        escape("The /tmp race of 2010: a planted symlink, and the sticky"
+               " rule's answer"),
+        "".join(attack_panel(step, width) for step in ATTACK_STEPS))
 
 
 def attack_figure():
@@ -458,8 +468,5 @@ def attack_figure():
          " /tmp's owner (root). Root is not exempt: the rule compares"
          " owners, not capabilities."]])]
     return doc.Figure(attack_svg(), [
-        "The /tmp race of 2010 that the patches answer: a victim writes a"
-        " predictable name in a sticky world-writable directory, an"
-        " attacker plants a symlink there first, and the rule refuses the"
-        " follow (the scenario of the patches' description, ",
-        doc.Mark("static"), ")."], fallback)
+        "The /tmp race the 2010 patches answer, as their description"
+        " tells it ", doc.Mark("static"), "."], fallback)

@@ -27,6 +27,7 @@ td.bad{outline:3px solid #000;outline-offset:-3px}
 td.num{text-align:right}
 table.matrix td{text-align:center;white-space:nowrap}
 table.cases td{font-size:80%}
+table.timeline td,table.debate td{font-size:80%}
 table.grid td{font-size:80%;min-width:6em}
 table.grid td.none{text-align:center}
 code{font-size:92%;background:#f3f3f3;padding:0 .15em;overflow-wrap:anywhere}
@@ -45,6 +46,7 @@ details.case{border-left:3px solid #bbb;padding-left:.6em}
 nav ol{columns:2 16em;margin:.3em 0;padding-left:1.4em}
 figure{margin:.6em 0;overflow-x:auto;max-width:100%}
 figure svg{display:block;max-width:none}
+.panels{display:flex;flex-wrap:wrap;gap:8px;align-items:flex-start}
 figcaption{font-size:90%;color:#444}
 @media (max-width:40em){body{padding:.5em}td,th{font-size:80%}
  nav ol{columns:1}}

@@ -41,13 +41,17 @@ class AttackFigureTest(unittest.TestCase):
 
     def setUp(self):
         self.figure = pictures.attack_figure()
-        self.root = parse(self.figure.svg)
-        self.labels = texts(self.root)
+        box = ET.fromstring(self.figure.svg)
+        self.panels = [child for child in box]
+        self.labels = [label for root in self.panels
+                       for label in texts(root)]
         self.words = " ".join(self.labels)
 
     def test_a_complete_figure(self):
         self.assertIsInstance(self.figure, doc.Figure)
-        self.assertTrue(self.figure.svg.startswith("<svg "))
+        self.assertTrue(self.figure.svg.startswith('<div class="panels"'))
+        self.assertEqual([p.tag for p in self.panels],
+                         [SVG + "svg"] * len(pictures.ATTACK_STEPS))
         self.assertIn("/tmp race", doc.plain(self.figure.caption))
         self.assertTrue(self.figure.fallback)
 
@@ -60,7 +64,7 @@ class AttackFigureTest(unittest.TestCase):
 
     def test_the_story_in_its_labels(self):
         for step, *_ in pictures.ATTACK_STEPS:
-            self.assertIn(step, self.labels)
+            self.assertIn(step, self.words)
         for word in ("/tmp/report.txt", "/etc/shadow", "uid 1000",
                      "ln -s /etc/shadow /tmp/report.txt", "O_WRONLY|O_CREAT",
                      "EACCES", "sticky", "world-writable", "Root is not"
@@ -68,31 +72,40 @@ class AttackFigureTest(unittest.TestCase):
             self.assertIn(word, self.words)
 
     def test_text_at_least_min_font(self):
-        self.assertGreaterEqual(min(font_sizes(self.root)),
+        self.assertGreaterEqual(min(s for root in self.panels
+                                    for s in font_sizes(root)),
                                 pictures.MIN_FONT)
 
-    def test_fits_a_phone(self):
-        """Drawn at its own size, as wide as a 390-px phone's page."""
-        width, _ = size(self.root)
-        self.assertLessEqual(width, pictures.PHONE_WIDTH)
-        self.assertEqual(self.root.get("viewBox"), "0 0 %d %d"
-                         % size(self.root))
+    def test_fits_a_phone_and_four_fit_the_page(self):
+        """Each panel drawn at its own size, no wider than a 390-px
+        phone's page; four side by side in the report's column (1,120
+        px at 1280 px)."""
+        widths = []
+        for root in self.panels:
+            width, _ = size(root)
+            self.assertLessEqual(width, pictures.PHONE_WIDTH)
+            self.assertEqual(root.get("viewBox"), "0 0 %d %d" % size(root))
+            widths.append(width)
+        self.assertLessEqual(sum(widths) + 8 * (len(widths) - 1), 1120)
 
     def test_lines_wrapped_to_the_picture(self):
-        width, _ = size(self.root)
-        for text in self.root.iter(SVG + "text"):
-            mono = text.get("font-family") == "monospace"
-            bold = text.get("font-weight") == "bold"
-            if text.get("text-anchor") == "middle":
-                continue
-            right = float(text.get("x")) + pictures.text_width(
-                "".join(text.itertext()), float(text.get("font-size")),
-                bold, mono)
-            self.assertLessEqual(right, width, "".join(text.itertext()))
+        for root in self.panels:
+            width, _ = size(root)
+            for text in root.iter(SVG + "text"):
+                mono = text.get("font-family") == "monospace"
+                bold = text.get("font-weight") == "bold"
+                if text.get("text-anchor") == "middle":
+                    continue
+                right = float(text.get("x")) + pictures.text_width(
+                    "".join(text.itertext()), float(text.get("font-size")),
+                    bold, mono)
+                self.assertLessEqual(right, width,
+                                     "".join(text.itertext()))
 
     def test_html_and_markdown(self):
         document = doc.Document("t", blocks=[self.figure])
-        self.assertIn("<figure><svg ", render_html.render(document))
+        self.assertIn('<figure><div class="panels"',
+                      render_html.render(document))
         markdown = render_md.render(document)
         self.assertNotIn("<svg", markdown)
         for word in ("EACCES", "/tmp/report.txt", "/etc/shadow",

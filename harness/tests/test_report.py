@@ -297,10 +297,11 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(cells[("base", "ps1-own-")][-1], "allow")
         self.assertEqual(cells[("base", "ps1-own-")][2], "deny")
 
-    def test_three_inline_svgs(self):
-        self.assertEqual(self.parsed.tags.get("svg"), 3)
+    def test_inline_svgs(self):
+        """The rule, the heatmap and the attack's four panels."""
+        self.assertEqual(self.parsed.tags.get("svg"), 6)
         self.assertIn("<title>Share of link follows refused", self.html)
-        self.assertIn("<title>The /tmp race of 2010", self.html)
+        self.assertIn('aria-label="The /tmp race of 2010', self.html)
 
     def test_glossary_explains_every_setting(self):
         glossary = re.search(r'<section id="glossary">(.*?)</section>',

@@ -2,8 +2,10 @@
 desktop and phone width, read back with the standard library, and the
 page's layout measured by a script in a copy of it.
 
-The first screen must show the verdict box whole (its green frame on both
-sides), at either width.  At either width the page must not scroll
+The story comes first: the first screen shows the attack picture (the
+attacker's panel, in pixels), whole on a desktop, where the thread's
+positions end within the first two screens, before the verdict.  At
+either width the page must not scroll
 sideways (a wide table, pre or picture scrolls in its own box), no text in
 a picture may render smaller than 11 px, and none may lie outside its
 picture.  Set STICKYDIFF_SCREENSHOT to a directory to keep the pictures.
@@ -30,8 +32,7 @@ from differ.analysis import analyse
 CHROMIUM = "/usr/bin/chromium"
 TOP = os.path.dirname(support.HARNESS)
 EXPECTED = os.path.join(TOP, "results", "expected")
-FRAME = (0x17, 0x6b, 0x12)          # .verdict border (OK)
-FILL = (0xe5, 0xf5, 0xe1)           # .verdict background (OK)
+PLANTED = (0xf6, 0xe7, 0xc8)        # the attacker's panel of the attack
 SIZES = {"desktop": (1280, 900), "phone": (390, 844)}
 MIN_TEXT_PX = 11
 SECTIONS = ("beyond.md", "race.md", "shapes.md")
@@ -87,6 +88,14 @@ addEventListener("load", function () {
     }
   }
   walk(document.body);
+  out.marks = {};
+  ["#story", ".panels", "table.debate", ".verdict"].forEach(function (s) {
+    var el = document.querySelector(s);
+    if (!el) return;
+    var r = el.getBoundingClientRect();
+    out.marks[s] = {top: Math.round(r.top + scrollY),
+                    bottom: Math.round(r.bottom + scrollY)};
+  });
   var texts = document.querySelectorAll("svg text");
   for (var j = 0; j < texts.length; j++) {
     var t = texts[j], svg = t.ownerSVGElement, m = t.getScreenCTM();
@@ -204,11 +213,11 @@ def near(pixel, colour, slack=12):
     return all(abs(a - b) <= slack for a, b in zip(pixel, colour))
 
 
-def verdict_rows(image):
-    """Rows of the first screen where the verdict box's fill shows."""
+def colour_rows(image, colour):
+    """Rows of a screenshot where `colour` fills a visible share."""
     return [y for y in range(image.height)
-            if sum(near(image.pixel(x, y), FILL)
-                   for x in range(0, image.width, 4)) > image.width // 16]
+            if sum(near(image.pixel(x, y), colour)
+                   for x in range(0, image.width, 4)) > image.width // 64]
 
 
 @unittest.skipUnless(os.path.exists(CHROMIUM),
@@ -256,18 +265,21 @@ class ScreenshotTest(unittest.TestCase):
             shutil.copy(shot, os.path.join(keep, "report-%s.png" % name))
         image = pngread.read(shot)
         self.assertEqual((image.width, image.height), (width, height))
-        rows = verdict_rows(image)
-        self.assertTrue(rows, "%s: no verdict box on the first screen"
-                        % name)
-        self.assertLess(rows[0], height // 3, name)
-        middle = rows[len(rows) // 2]
-        frame = [x for x in range(width)
-                 if near(image.pixel(x, middle), FRAME, 40)]
-        self.assertTrue(frame and frame[0] < width // 8,
-                        "%s: verdict box's left frame not on screen" % name)
-        self.assertTrue(frame[-1] > width - width // 8,
-                        "%s: verdict box's right frame not on screen"
-                        % name)
+        self.assertTrue(colour_rows(image, PLANTED), "%s: the attacker's"
+                        " panel is not on the first screen" % name)
+        marks = self.measured(name)["report.html"]["marks"]
+        self.assertLess(marks["#story"]["top"], height // 3, name)
+        self.assertLess(marks[".panels"]["top"], height, name)
+        self.assertLess(marks["table.debate"]["bottom"],
+                        marks[".verdict"]["top"], "%s: the verdict before"
+                        " the story's end" % name)
+        if name == "desktop":
+            self.assertLessEqual(marks[".panels"]["bottom"], height,
+                                 "desktop: the attack not whole on the"
+                                 " first screen: %s" % marks)
+            self.assertLessEqual(marks["table.debate"]["bottom"], 2 * height,
+                                 "desktop: the positions end below the"
+                                 " second screen: %s" % marks)
 
     def test_desktop(self):
         self.check_first_screen("desktop")
