@@ -11,6 +11,8 @@ figure / reference against a target ratio (the speed issue):
   no-op rebuild of the default flavors    vs 30 s            <= 1.0
   make check, warm (its last run, per-step times in
       build/results/check-timing.json)    vs 600 s           <= 1.0
+  the report's figures (experiments/report_bench.py): make report from a
+      fresh clone, report.html's size and its load in Chromium
   with --cold: the default flavors built in a fresh tree with an empty
       ccache (base from nothing, each other one from a copy of the
       closest built flavor's objects, kernel/seed.py)
@@ -26,11 +28,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
-from typing import Optional
 
 import flavors as flv
 from boot.lock import BuildLock
+from experiments import report_bench
+from experiments.figures import Figure, rows
 from kernel import kernels
 from stages import JOBS, Stages, log
 from suite import results
@@ -38,42 +40,6 @@ from suite import results
 EDIT_TARGET = 60.0
 CHECK_TARGET = 600.0
 NOOP_TARGET = 30.0
-
-
-@dataclass
-class Figure:
-    name: str
-    seconds: Optional[float]       # None: not measured in this run
-    reference: str
-    reference_seconds: Optional[float]
-    target: float                  # the ratio not to exceed
-    note: str = ''
-
-    @property
-    def ratio(self):
-        if not self.seconds or not self.reference_seconds:
-            return None
-        return self.seconds / self.reference_seconds
-
-    @property
-    def met(self):
-        return None if self.ratio is None else self.ratio <= self.target
-
-
-def rows(figures):
-    """The bench table: one line per figure, figure and reference side by
-    side, the ratio and whether it meets its target."""
-    def secs(x):
-        return 'not run' if x is None else f'{x:.1f}s'
-    out = []
-    for f in figures:
-        verdict = {None: 'not measured', True: 'ok', False: 'over'}[f.met]
-        ratio = '-' if f.ratio is None else f'{f.ratio:.2f}'
-        out.append(f'{f.name:48} {secs(f.seconds):>9}  vs {f.reference} '
-                   f'{secs(f.reference_seconds)}: ratio {ratio} (target '
-                   f'<= {f.target:.1f}) {verdict}'
-                   + (f'; {f.note}' if f.note else ''))
-    return out
 
 
 def _timed_build(chosen, build, top):
@@ -250,6 +216,7 @@ def run(args, boot):
         figures.append(Figure('cold build, default flavors', None,
                               'cold reference flavor', None, 2.0,
                               'bench --cold'))
+    figures += report_bench.figures(top)
     table = rows(figures)
     results.write_json({'figures': [dict(f.__dict__, ratio=f.ratio)
                                     for f in figures]},

@@ -31,6 +31,12 @@ class FigureTest(unittest.TestCase):
         self.assertIn('not run  vs base not run: ratio - (target <= 2.0) '
                       'not measured', out[1])
 
+    def test_a_figure_in_its_own_unit(self):
+        out = bench.rows([bench.Figure('report.html size (MB)', 2.25,
+                                       'target (MB)', 1.5, 1.0, unit='MB')])
+        self.assertIn('2.2MB  vs target (MB) 1.5MB: ratio 1.50 (target <= '
+                      '1.0) over', out[0])
+
     def test_check_seconds_from_check_sh(self):
         with tempfile.TemporaryDirectory() as build:
             self.assertIsNone(bench.check_seconds(build)[0])
