@@ -4,6 +4,7 @@ subject prefix, its cover letter 0/N under the same, and a patch carried
 by two series (the same subject) making the same change in both.
 """
 
+import configparser
 import os
 import re
 import subprocess
@@ -64,12 +65,24 @@ def _change(patch):
     return text[start + 1:].rsplit('\n-- \n', 1)[0] if start >= 0 else ''
 
 
+def revises(top, rev):
+    """The revision whose posting `rev` revises (revision.ini's optional
+    `revises`), or None."""
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.read(os.path.join(top, rev, 'revision.ini'), encoding='utf-8')
+    value = parser.get('revision', 'revises', fallback='').strip()
+    return value or None
+
+
 def consistency(top):
     """Problems with the series' numbering, prefixes and shared patches,
-    as sentences naming the file and the fix."""
+    as sentences naming the file and the fix.  Two series' patches with
+    one subject must carry one change, unless one series revises the
+    other's posting (`revises` in its revision.ini)."""
     problems = []
     seen = {}
     for rev in revisions(top):
+        parent = revises(top, rev)
         patches = series_patches(rev, top)
         cover = os.path.join(top, rev, '0000-cover-letter.patch')
         prefixes = set()
@@ -90,7 +103,10 @@ def consistency(top):
                                 f'{m.group("of")}, but it is patch {n} of '
                                 f'{len(patches)} in {rev}/series')
             key = m.group('title')
-            if key in seen and _change(seen[key]) != _change(patch):
+            other = seen.get(key)
+            revised = (other is not None and parent is not None and
+                       os.path.relpath(other, top).split(os.sep)[0] == parent)
+            if other and not revised and _change(other) != _change(patch):
                 problems.append(f'{name} and {os.path.relpath(seen[key], top)}'
                                 f' share the subject "{key}" but not the '
                                 f'change: format both from one commit')

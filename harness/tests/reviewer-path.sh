@@ -49,6 +49,7 @@ cp -r v1 v2-review
 cp "$top"/harness/tests/fixtures/v2/*.patch v2-review/
 sed -i 's/^describe = .*/describe = v2-review (a reviewer edit): v1 without the redundant S_ISLNK() test/' \
 	v2-review/revision.ini
+echo 'revises = v1' >>v2-review/revision.ini
 cat >>harness/flavors.ini <<'EOF'
 
 [v2-review]

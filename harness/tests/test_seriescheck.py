@@ -75,6 +75,16 @@ class ConsistencyTest(unittest.TestCase):
         self.assertIn('share the subject "fs: a folded" but not the change',
                       problems[0])
 
+    def test_a_revision_may_change_the_posting_it_revises(self):
+        self.series('v1', [('PATCH v1', 1, 1, 'fs: a', '+a')])
+        self.series('v2', [('PATCH v2', 1, 1, 'fs: a', '+a changed')])
+        problems = seriescheck.consistency(self.top)
+        self.assertEqual(len(problems), 1)
+        with open(os.path.join(self.top, 'v2', 'revision.ini'), 'w',
+                  encoding='utf-8') as f:
+            f.write('[revision]\nrevises = v1\n')
+        self.assertEqual(seriescheck.consistency(self.top), [])
+
     def test_patch_from_another_directory_fails(self):
         self.series('v1', [('PATCH v1', 1, 1, 'fs: a', '+a')])
         self.series('yama', [('PATCH yama', 1, 2, 'yama: c', '+c')],
