@@ -52,6 +52,7 @@ class Revision:
     directory: str = 'walk'     # DIRECTORIES
     default: str = ''   # the knob at boot: on, off, or CONFIG_X (on when
     #                     the flavor sets X); '' says nothing
+    revises: str = ''   # the revision whose posting this one revises
 
     def boot_value(self, config_lines):
         """The knob's boot value its `default` says, or None."""
@@ -151,7 +152,8 @@ def load(name, top):
                     protect=int(vals['protect']),
                     polarity=vals['polarity'], doc=vals['doc'],
                     log_text=vals['log_text'], directory=directory,
-                    default=default)
+                    default=default,
+                    revises=sec.get('revises', '').strip())
 
 
 def option_set(option, config_lines):

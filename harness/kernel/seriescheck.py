@@ -4,11 +4,11 @@ subject prefix, its cover letter 0/N under the same, and a patch carried
 by two series (the same subject) making the same change in both.
 """
 
-import configparser
 import os
 import re
 import subprocess
 
+import revision
 from flavors import series_patches
 from stages import HarnessError, log
 
@@ -68,10 +68,9 @@ def _change(patch):
 def revises(top, rev):
     """The revision whose posting `rev` revises (revision.ini's optional
     `revises`), or None."""
-    parser = configparser.ConfigParser(interpolation=None)
-    parser.read(os.path.join(top, rev, 'revision.ini'), encoding='utf-8')
-    value = parser.get('revision', 'revises', fallback='').strip()
-    return value or None
+    if not os.path.isfile(os.path.join(top, rev, revision.FILE)):
+        return None
+    return revision.load(rev, top).revises or None
 
 
 def consistency(top):

@@ -51,6 +51,7 @@ class Flavor:
     log_text: Optional[str]     # format of the own rule's message
     extra: bool = False
     describe: str = ""          # flavors.ini's one line about it
+    revises: str = ""           # the revision its own rule's posting revises
 
     def own_protects(self, knobs):
         """Is the own rule switched on by these knob values?"""
@@ -95,7 +96,7 @@ def from_ini(ini):
                   boot_default=_boot_default(ini), polarity=rule.polarity,
                   doc=rule.doc, kconfig=_kconfig(ini),
                   log_text=rule.log_text or None, extra=ini.extra,
-                  describe=ini.describe)
+                  describe=ini.describe, revises=rule.revises)
 
 
 def modelled(ini):

@@ -30,8 +30,12 @@ class Change:
 
 def postings(flavors=FLAVORS):
     """The revisions the flavors carry, in flavors.ini order (the two
-    postings, then later ones); CHANGES compares the first two."""
-    return tuple(dict.fromkeys(f.own for f in flavors.values() if f.own))
+    postings, then later ones); CHANGES compares the first two.  A
+    revision that revises another's posting (v2 of v1) is no posting of
+    its own here: its pair with the one it revises says what it
+    changed."""
+    return tuple(dict.fromkeys(f.own for f in flavors.values()
+                               if f.own and not f.revises))
 
 
 CHANGES_INI = os.path.join(os.path.dirname(os.path.dirname(

@@ -15,7 +15,7 @@ if HARNESS not in sys.path:
     sys.path.insert(0, HARNESS)
 
 UID = {"root": 0, "A": 1000, "B": 1001}
-FLAVORS = ("base", "v1", "v1-nosec", "v3", "v3y", "yama", "v1-hook61")
+FLAVORS = ("base", "v1", "v1-nosec", "v2", "v3", "v3y", "yama", "v1-hook61")
 OWN_SETTINGS = ("boot", "ps0-own0", "ps0-own1", "ps1-own0", "ps1-own1")
 BASE_SETTINGS = ("boot", "ps0-own-", "ps1-own-")
 
@@ -174,7 +174,7 @@ def settings_of(flavor):
 
 # Yama carries v1's rule at v1's place (the same hook, moved by the same
 # patch), so its truth is v1's, setting by setting.
-SAME_TRUTH = {"yama": "v1"}
+SAME_TRUTH = {"yama": "v1", "v2": "v1"}
 
 
 def observed(name, flavor, setting):
@@ -191,6 +191,7 @@ LOG_TEXT = {
     "yama": "non-matching-uid symlink following attempted in sticky"
             " world-writable directory by %s (fsuid 1001 != 1000)",
 }
+LOG_TEXT["v2"] = LOG_TEXT["v1"]     # v2 revises v1: the same message
 
 
 AUDIT = ('audit: type=1702 audit(T): op=follow_link ppid=P pid=P'
@@ -202,6 +203,7 @@ AUDIT = ('audit: type=1702 audit(T): op=follow_link ppid=P pid=P'
 # The function around each revision's pr_notice_ratelimited(): its
 # ratelimit report names it.
 RATELIMITED_IN = {"v1": "cap_inode_follow_link",
+                  "v2": "cap_inode_follow_link",
                   "v3": "may_follow_sticky_link",
                   "yama": "yama_inode_follow_link"}
 
@@ -211,8 +213,8 @@ def log_records(flavor):
     under the log setting, 'both' (protected_symlinks=1 with the revision
     on: mainline refuses first and audits), and 'release' after the
     ratelimit's interval: 101 denials, 10 messages, 91 suppressed."""
-    own = {"v1": "v1", "v3": "v3", "v3y": "v3", "yama": "yama",
-           "v1-hook61": "v1"}.get(flavor)
+    own = {"v1": "v1", "v2": "v2", "v3": "v3", "v3y": "v3",
+           "yama": "yama", "v1-hook61": "v1"}.get(flavor)
     setting = LOG_SETTING.get(flavor, "ps0-own1")
     # v1-nosec: the rule is compiled out and mainline is off at ps0.
     allowed = flavor == "v1-nosec"

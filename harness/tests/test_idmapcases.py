@@ -167,7 +167,8 @@ class TestFlavors(unittest.TestCase):
             if name not in FLAVORS:
                 continue
             d = FLAVORS[name]
-            want = {None: ic.RULE_NONE, 'v1': ic.RULE_RAW, 'yama': ic.RULE_RAW,
+            want = {None: ic.RULE_NONE, 'v1': ic.RULE_RAW, 'v2': ic.RULE_RAW,
+                    'yama': ic.RULE_RAW,
                     'v3': ic.RULE_MAPPED}[d.own if d.compiled else None]
             with self.subTest(flavor=name):
                 self.assertEqual(ic.rule_of(f), want)

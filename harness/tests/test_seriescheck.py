@@ -80,9 +80,12 @@ class ConsistencyTest(unittest.TestCase):
         self.series('v2', [('PATCH v2', 1, 1, 'fs: a', '+a changed')])
         problems = seriescheck.consistency(self.top)
         self.assertEqual(len(problems), 1)
+        with open(os.path.join(os.path.dirname(support.HARNESS), 'v1',
+                               'revision.ini'), encoding='utf-8') as f:
+            ini = f.read()
         with open(os.path.join(self.top, 'v2', 'revision.ini'), 'w',
                   encoding='utf-8') as f:
-            f.write('[revision]\nrevises = v1\n')
+            f.write(ini + 'revises = v1\n')
         self.assertEqual(seriescheck.consistency(self.top), [])
 
     def test_patch_from_another_directory_fails(self):
