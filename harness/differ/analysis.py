@@ -8,6 +8,7 @@ from .check import Predictions, check_file
 from .diff import diff_all
 from model.flavors import DEFAULT_FLAVORS
 from model.interface import interface_rows
+from model.rule import Walks
 from .load import load_all, result_path
 from .core_matrix import matrices
 
@@ -94,8 +95,10 @@ def analyse(results_dir, range_diff_path=None, full=True):
         return out
     for flavor, result in out.files.items():
         out.matrices[flavor] = matrices(result, out.checks[flavor])
-    out.diffs, out.join_errors = diff_all(out.files, checks=out.checks)
-    out.grid = grid.build(out.files, out.diffs, out.checks)
+    walks = Walks()
+    out.diffs, out.join_errors = diff_all(out.files, checks=out.checks,
+                                          walks=walks)
+    out.grid = grid.build(out.files, out.diffs, out.checks, walks)
     out.interface = interface_rows(out.files)
     out.range_diff, out.range_diff_note = read_range_diff(range_diff_path)
     return out

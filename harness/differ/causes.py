@@ -161,7 +161,7 @@ def steps(config_a, config_b, boot):
     return out
 
 
-def attribute(case_a, config_a, case_b, config_b, boot):
+def attribute(case_a, config_a, case_b, config_b, boot, predict=predict):
     """(outcome causes, verdict causes) for one joined case.
 
     Outcome causes changed ret/errno/atime; verdict causes changed only

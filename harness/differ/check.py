@@ -100,25 +100,59 @@ def describe_params(params):
 
 class Predictions:
     """predict() and followtest.judge() of each case, computed once per
-    case id and per the rules a Config puts in force (Config.rules()):
-    flavors and settings that enforce the same rules share the answer.
-    A case whose params differ from those first seen under its id is
-    predicted afresh."""
+    case id and per the rules a Config puts in force: flavors and
+    settings that enforce the same rules share the answer, and rules
+    that differ only in the own rule's name (its log) share the walk
+    (Config.probed).  A case whose params differ from those first seen
+    under its id is predicted afresh."""
 
     def __init__(self):
         self._known = {}        # (id, rules) -> (params, Prediction)
+        self._probed = {}       # (id, probed) -> (params, Prediction)
+        self._judged = {}       # (id, rules, record) -> (params, answer)
+
+    @staticmethod
+    def _get(memo, key, params):
+        known = memo.get(key)
+        if known is not None and (known[0] is params or known[0] == params):
+            return known[1]
+        return None
 
     def __call__(self, case, config):
-        key = (case["id"], config.rules())
-        known = self._known.get(key)
+        params = case["params"]
+        key = (case["id"], config.rules)
+        prediction = self._get(self._known, key, params)
+        if prediction is not None:
+            return prediction
+        walked = (case["id"], config.probed)
+        prediction = self._get(self._probed, walked, params)
+        if prediction is None:
+            follow, reason = followtest.judge(case, config)
+            prediction = replace(predict(case, config), follow_test=follow,
+                                 not_follow=reason)
+            self._probed[walked] = (params, prediction)
+        elif prediction.log is not None and prediction.log != config.own:
+            prediction = replace(prediction, log=config.own)
+        self._known[key] = (params, prediction)
+        return prediction
+
+    def judged(self, case, config):
+        """(Prediction, control problem or None, does the observation
+        agree?) of a case record: one answer per id, rules, observed
+        outcome and recorded control."""
+        key = (case["id"], config.rules, case["ret"], case["errno"],
+               case.get("atime_changed"), case.get("control_ret"),
+               case.get("control_errno"))
+        known = self._judged.get(key)
         params = case["params"]
         if known is not None and (known[0] is params or known[0] == params):
             return known[1]
-        follow, reason = followtest.judge(case, config)
-        prediction = replace(predict(case, config), follow_test=follow,
-                             not_follow=reason)
-        self._known[key] = (params, prediction)
-        return prediction
+        prediction = self(case, config)
+        answer = (prediction, control_problem(case),
+                  outcomes_agree(observed_outcome(case),
+                                 prediction.outcome()))
+        self._judged[key] = (params, answer)
+        return answer
 
 
 def check_file(result, predictions=None):
@@ -146,30 +180,34 @@ def check_file(result, predictions=None):
     return out
 
 
-def _check_case(out, result, key, configs, predictions):
-    """Predict one case, its control and whether it is a follow test."""
-    case = result.cases[key]
-    out.cases += 1
-    observed = observed_outcome(case)
-    problem = control_problem(case)
+def _count_control(out, result, key, case, problem):
     if problem:
         out.control_errors.append(ControlMismatch(
             result.flavor, key[0], key[1], problem, case["params"]))
     elif case.get("control_ret") is not None:
         out.controls += 1
+
+
+def _check_case(out, result, key, configs, predictions):
+    """Predict one case, its control and whether it is a follow test."""
+    case = result.cases[key]
+    out.cases += 1
+    observed = observed_outcome(case)
     try:
         config = configs.get(key[0])
         if config is None:
             config = configs[key[0]] = config_for(result.flavor,
                                                   result.knobs(key[0]))
-        prediction = predictions(case, config)
+        prediction, problem, agrees = predictions.judged(case, config)
     except (ModelError, KeyError, ValueError) as err:
+        problem = control_problem(case)
+        _count_control(out, result, key, case, problem)
         out.unexplained.append(Mismatch(result.flavor, key[0], key[1],
                                         observed, str(err),
                                         case["params"]))
         return
+    _count_control(out, result, key, case, problem)
     out.predictions[key] = prediction
-    agrees = outcomes_agree(observed, prediction.outcome())
     if agrees:
         out.settled[key] = (observed, prediction.decider, prediction.log)
     if prediction.follow_test:

@@ -11,7 +11,7 @@ from model import settings
 from .check import describe_params, format_outcome
 from model.flavors import FLAVOR_ORDER, FLAVORS, REFERENCE
 from model.rule import ModelError, config_for, observed_outcome, outcomes_agree
-from model.rule import predict
+from model.rule import Walks, predict
 
 ROWS_PER_GROUP = 4
 STATIC_FIELDS = ("path", "polarity", "boot_default", "doc", "kconfig",
@@ -136,8 +136,12 @@ class Group:
 
     @property
     def ordered(self):
-        """Every member, the most typical first."""
-        return sorted(self.members, key=typicality)
+        """Every member, the most typical first (sorted once the group
+        stops growing)."""
+        if getattr(self, "_ordered", (None, -1))[1] != len(self.members):
+            self._ordered = (sorted(self.members, key=typicality),
+                             len(self.members))
+        return self._ordered[0]
 
     @property
     def rows(self):
@@ -244,7 +248,8 @@ def _joined_settings(pair, file_a, file_b):
 
 
 def join(pair, file_a, file_b):
-    """[(label A, label B, case id)]; JoinError on one-sided cases."""
+    """[(label A, label B, [case id, in order])], one item per joined
+    setting; JoinError on one-sided cases."""
     rows = []
     problems = []
     for label_a, label_b in _joined_settings(pair, file_a, file_b):
@@ -257,7 +262,7 @@ def join(pair, file_a, file_b):
             problems.append("case %s %s present in %s only (no %s %s in %s)"
                             % (label_b, cid, file_b.path, label_a, cid,
                                file_a.path))
-        rows += [(label_a, label_b, cid) for cid in sorted(ids_a & ids_b)]
+        rows.append((label_a, label_b, sorted(ids_a & ids_b)))
     if problems:
         raise JoinError("\n".join(problems))
     return rows
@@ -299,7 +304,7 @@ class _Side:
         return predict(case, self.config(key[0]))
 
 
-def _classify(out, labels, cid, side_a, side_b):
+def _classify(out, labels, cid, side_a, side_b, walks):
     label_a, label_b = labels
     case_a = side_a.result.cases[(label_a, cid)]
     case_b = side_b.result.cases[(label_b, cid)]
@@ -328,7 +333,7 @@ def _classify(out, labels, cid, side_a, side_b):
     outcome_causes, verdict_causes = _attribute(
         (case_a, side_a.config(label_a)), (case_b, side_b.config(label_b)),
         side_a.result.flavor, side_b.result.flavor,
-        label_a == "boot" or out.pair.at_defaults is not None)
+        label_a == "boot" or out.pair.at_defaults is not None, walks)
     if observed_differ:
         _group(out.differ, causes.JOIN.join(outcome_causes)
                or causes.UNEXPLAINED, row())
@@ -340,12 +345,12 @@ def _classify(out, labels, cid, side_a, side_b):
             verdict_causes + outcome_causes) or causes.UNEXPLAINED, found)
 
 
-def _attribute(side_a, side_b, flavor_a, flavor_b, boot):
+def _attribute(side_a, side_b, flavor_a, flavor_b, boot, walks):
     """causes.attribute() walked from the canonical side."""
     if not causes.canonical_first(flavor_a, flavor_b):
         side_a, side_b = side_b, side_a
     return causes.attribute(side_a[0], side_a[1], side_b[0], side_b[1],
-                            boot)
+                            boot, walks)
 
 
 def _rule(prediction):
@@ -354,9 +359,10 @@ def _rule(prediction):
     return prediction.decider
 
 
-def diff_pair(pair, files, checks=None):
+def diff_pair(pair, files, checks=None, walks=None):
     """PairDiff of one pair; `missing` set when a flavor has no results.
-    `checks`: {flavor: CheckResult} whose predictions are reused."""
+    `checks`: {flavor: CheckResult} whose predictions are reused;
+    `walks`: a rule.Walks shared with other pairs."""
     out = PairDiff(pair, static=static_differences(pair))
     absent = [f for f in (pair.a, pair.b) if f not in files]
     if absent:
@@ -369,16 +375,19 @@ def diff_pair(pair, files, checks=None):
     rows = join(pair, side_a.result, side_b.result)
     out.settings = _joined_settings(pair, side_a.result, side_b.result)
     settled_a, settled_b = side_a.settled, side_b.settled
-    for label_a, label_b, cid in rows:
-        out.joined += 1
-        settled = settled_a.get((label_a, cid))
-        if settled is None or settled != settled_b.get((label_b, cid)):
-            # else one outcome, explained alike on both sides
-            _classify(out, (label_a, label_b), cid, side_a, side_b)
+    walks = walks or Walks()
+    for label_a, label_b, ids in rows:
+        out.joined += len(ids)
+        # a row whose one outcome both sides explain alike says nothing
+        for cid in [cid for cid in ids
+                    if settled_a.get((label_a, cid)) is None
+                    or settled_a[(label_a, cid)]
+                    != settled_b.get((label_b, cid))]:
+            _classify(out, (label_a, label_b), cid, side_a, side_b, walks)
     return out
 
 
-def diff_all(files, pairs=None, checks=None):
+def diff_all(files, pairs=None, checks=None, walks=None):
     """[PairDiff], [JoinError text]; pairs default to pairs_for() the
     flavors present."""
     if pairs is None:
@@ -387,7 +396,7 @@ def diff_all(files, pairs=None, checks=None):
     diffs, errors = [], []
     for pair in pairs:
         try:
-            diffs.append(diff_pair(pair, files, checks))
+            diffs.append(diff_pair(pair, files, checks, walks))
         except JoinError as err:
             errors.append("%s: %s" % (pair.title, err))
     return diffs, errors

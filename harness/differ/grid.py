@@ -69,7 +69,7 @@ def _every_setting(pair):
     return pair.settings is None and pair.at_defaults is None
 
 
-def build(files, known=(), checks=None):
+def build(files, known=(), checks=None, walks=None):
     """The Grid of every two flavors of `files` ({flavor: result}).
 
     `known`: PairDiffs already computed (the report's pair sections); one
@@ -89,7 +89,7 @@ def build(files, known=(), checks=None):
                 continue
             pair = Pair("%s vs %s" % (a, b), a, b)
             try:
-                pair_diff = diff_pair(pair, files, checks)
+                pair_diff = diff_pair(pair, files, checks, walks)
             except JoinError as err:
                 grid.cells[(a, b)] = Cell(a, b, related=related,
                                           error=str(err))

@@ -22,6 +22,7 @@ why two flavors disagree.
 """
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Optional, Tuple
 
 from .control import (CHOWN_UID, CHOWN_UID_DEFAULT, REAL_ID_OPS,
@@ -89,14 +90,22 @@ class Config:
     def own_active(self):
         return self.own is not None and self.compiled and self.own_on
 
+    @cached_property
     def rules(self):
         """What predict() and followtest.judge() read: two Configs with
-        equal rules() predict every case alike.  An own rule that is not
+        equal rules predict every case alike.  An own rule that is not
         in force adds nothing (its probes in judge() compare outcomes,
         never the log's name)."""
         if not self.own_active:
             return (self.mainline, None, None, self.links)
         return (self.mainline, self.own, self.stage, self.links)
+
+    @cached_property
+    def probed(self):
+        """What predict() and followtest.judge() read but the own rule's
+        name, which only a Prediction's log carries."""
+        return (self.mainline, self.own_active,
+                self.stage if self.own_active else None, self.links)
 
 
 @dataclass(frozen=True)
@@ -321,6 +330,26 @@ def predict(case, config):
                          " for it" % (op,))
     return Prediction(control[0], control[1], walk.atime,
                       CONTROL, artifacts=tuple(walk.artifacts))
+
+
+class Walks:
+    """predict(), once per case id and Config.rules: the counterfactual
+    steps of a diff ask the same Configs for the same cases in many
+    pairs.  A case whose params differ from those first seen under its
+    id is predicted afresh."""
+
+    def __init__(self):
+        self._known = {}
+
+    def __call__(self, case, config):
+        key = (case["id"], config.rules)
+        params = case["params"]
+        known = self._known.get(key)
+        if known is not None and (known[0] is params or known[0] == params):
+            return known[1]
+        prediction = predict(case, config)
+        self._known[key] = (params, prediction)
+        return prediction
 
 
 def observed_outcome(case):

@@ -215,7 +215,7 @@ def cell(content, css="", anchor=None):
 
 def anchor_of(*parts):
     """A fragment id from free text: letters, digits, '-', '.' and '_'."""
-    return _fragment("-".join(str(p) for p in parts))
+    return _fragment("-".join(map(str, parts)))
 
 
 @lru_cache(maxsize=None)

@@ -116,20 +116,23 @@ def counts_case(case):
 
 
 def heat(files):
+    """The Heat of `files`: a row per flavor and setting (the flavors in
+    order, their settings sorted) with a counted case."""
     out = Heat()
     seen = set()
     for flavor, result in files.items():
-        for (setting, _cid), case in sorted(result.cases.items()):
+        settings = set()
+        for (setting, _cid), case in result.cases.items():
             if not counts_case(case):
                 continue
             row = (flavor, setting)
-            if row not in out.rows:
-                out.rows.append(row)
+            settings.add(setting)
             position = case["params"]["position"]
             seen.add(position)
             cell = out.counts.setdefault((row, position), [0, 0])
             cell[0] += case["ret"] != 0
             cell[1] += 1
+        out.rows += [(flavor, setting) for setting in sorted(settings)]
     out.positions = [p for p in POSITION_ORDER if p in seen] + sorted(
         seen - set(POSITION_ORDER))
     return out
