@@ -9,12 +9,12 @@ the causes whose case counts it explains.  Which revisions the postings
 are is data too: postings().
 """
 
-import configparser
 import os
 from dataclasses import dataclass
 from typing import Tuple
 
 from differ import causes
+from . import inifile
 from model.flavors import FLAVORS
 
 
@@ -64,31 +64,12 @@ def _lines(value):
 def load_changes(path=CHANGES_INI, known=causes.CAUSES):
     """The Changes of `path` (harness/changes.ini), in section order;
     every cause must be a label of `known`."""
-    parser = configparser.ConfigParser(interpolation=None)
-    try:
-        with open(path, encoding="utf-8") as stream:
-            parser.read_file(stream)
-    except FileNotFoundError:
-        raise ChangesError("%s is missing: it holds the report's \"what"
-                           " changed\" table, one section per change"
-                           % path) from None
-    except configparser.Error as err:
-        raise ChangesError("%s: %s" % (path, err)) from None
-    if not parser.sections():
-        raise ChangesError("%s: no changes (one section per change)"
-                           % path)
     out = []
-    for name in parser.sections():
-        section = parser[name]
+    for name, section in inifile.sections(
+            path, KEYS, OPTIONAL, ChangesError,
+            "it holds the report's \"what changed\" table, one section"
+            " per change"):
         where = "%s [%s]" % (path, name)
-        missing = [k for k in KEYS if k not in section]
-        if missing:
-            raise ChangesError("%s: missing %s" % (where,
-                                                   ", ".join(missing)))
-        unknown = [k for k in section if k not in KEYS + OPTIONAL]
-        if unknown:
-            raise ChangesError("%s: unknown key %s; the keys are %s" % (
-                where, ", ".join(unknown), ", ".join(KEYS + OPTIONAL)))
         for key in ("what", "decision"):
             if not _text(section[key]):
                 raise ChangesError("%s: %s is empty" % (where, key))

@@ -3,10 +3,10 @@ sentence, the rule's lineage as a timeline (harness/lineage.ini) and the
 2010 thread's positions, each with what the project measured
 (harness/debate.ini)."""
 
-import configparser
 import os
 
 from . import doc
+from . import inifile
 from .doc import Code, Em, Href, Link, Strong
 from .front import headline
 from .story import outcome_cell
@@ -30,32 +30,8 @@ def _text(value):
 
 
 def load_ini(path, keys, optional=()):
-    """[(section name, {key: value})] of `path`, every key of `keys`
-    present and no other key than those and `optional`."""
-    parser = configparser.ConfigParser(interpolation=None)
-    try:
-        with open(path, encoding="utf-8") as stream:
-            parser.read_file(stream)
-    except FileNotFoundError:
-        raise StoryError("%s is missing: the report's story reads it"
-                         % path) from None
-    except configparser.Error as err:
-        raise StoryError("%s: %s" % (path, err)) from None
-    if not parser.sections():
-        raise StoryError("%s: no sections" % path)
-    out = []
-    for name in parser.sections():
-        section = parser[name]
-        where = "%s [%s]" % (path, name)
-        missing = [k for k in keys if k not in section]
-        if missing:
-            raise StoryError("%s: missing %s" % (where, ", ".join(missing)))
-        unknown = [k for k in section if k not in keys + optional]
-        if unknown:
-            raise StoryError("%s: unknown key %s; the keys are %s" % (
-                where, ", ".join(unknown), ", ".join(keys + optional)))
-        out.append((name, dict(section)))
-    return out
+    return inifile.sections(path, keys, optional, StoryError,
+                            "the report's story reads it")
 
 
 def evidence_items(name, value):

@@ -209,6 +209,37 @@ def pages(document):
     return out, page_of
 
 
+def writers(document, page_class):
+    """(page, its sections, every section, a page_class writer of it)
+    for each page of `document`, the report's own first."""
+    by_page, page_of = pages(document)
+    every = [s for sections in by_page.values() for s in sections]
+    for page, sections in by_page.items():
+        yield page, sections, every, page_class(page_of, page, document.top)
+
+
+class PageLinks:
+    """What one rendered page knows of the others: the page of every
+    anchor (pages()), its own page, and the way to the repository's top.
+    A renderer's page class sets `suffix`, its files' extension."""
+
+    suffix = ""
+
+    def __init__(self, page_of=None, page="", top="../"):
+        self.page_of = page_of or {}
+        self.page = page
+        self.top = top
+
+    @classmethod
+    def file(cls, page):
+        """report.<suffix> for the report's page, else report-<page>."""
+        return ("report-%s" % page if page else "report") + cls.suffix
+
+    def href(self, anchor):
+        where = self.page_of.get(anchor, self.page)
+        return (self.file(where) if where != self.page else "") + "#" + anchor
+
+
 def cell(content, css="", anchor=None):
     return Cell(content, css, anchor)
 

@@ -53,19 +53,12 @@ figcaption{font-size:90%;color:#444}
 """
 
 
-class Page:
+class Page(doc.PageLinks):
     """One HTML page of a Document: links to an anchor on another page
     name that page's file; links into the repository go through
     Document.top."""
 
-    def __init__(self, page_of=None, page="", top="../"):
-        self.page_of = page_of or {}
-        self.page = page
-        self.top = top
-
-    def href(self, anchor):
-        where = self.page_of.get(anchor, self.page)
-        return (page_file(where) if where != self.page else "") + "#" + anchor
+    suffix = ".html"
 
     def inline(self, content):
         if content is None:
@@ -159,7 +152,7 @@ def _id(anchor):
 
 
 def page_file(page):
-    return "report-%s.html" % page if page else "report.html"
+    return Page.file(page)
 
 
 def _head(title):
@@ -176,11 +169,8 @@ def pages(document):
     """{file name: HTML} of every page of the Document: report.html
     holds the blocks, the contents and the sections of page "", and
     each other page its own sections."""
-    by_page, page_of = doc.pages(document)
-    every = [s for sections in by_page.values() for s in sections]
     out = {}
-    for page, sections in by_page.items():
-        writer = Page(page_of, page, document.top)
+    for page, sections, every, writer in doc.writers(document, Page):
         if page:
             lines = _head("%s: %s" % (document.title, sections[0].title))
             lines.append('<p><a href="%s">\u2190 the report</a></p>'

@@ -11,17 +11,10 @@ def _escape(text):
             .replace("*", "\\*").replace("_", "\\_").replace("\n", " "))
 
 
-class Page:
+class Page(doc.PageLinks):
     """One Markdown page of a Document (see render_html.Page)."""
 
-    def __init__(self, page_of=None, page="", top="../"):
-        self.page_of = page_of or {}
-        self.page = page
-        self.top = top
-
-    def href(self, anchor):
-        where = self.page_of.get(anchor, self.page)
-        return (page_file(where) if where != self.page else "") + "#" + anchor
+    suffix = ".md"
 
     def inline(self, content):
         if content is None:
@@ -124,16 +117,13 @@ def _demote(text, level):
 
 
 def page_file(page):
-    return "report-%s.md" % page if page else "report.md"
+    return Page.file(page)
 
 
 def pages(document):
     """{file name: Markdown} of every page (see render_html.pages)."""
-    by_page, page_of = doc.pages(document)
-    every = [s for sections in by_page.values() for s in sections]
     out = {}
-    for page, sections in by_page.items():
-        writer = Page(page_of, page, document.top)
+    for page, sections, every, writer in doc.writers(document, Page):
         if page:
             lines = ["# %s: %s" % (document.title, sections[0].title), "",
                      "[\u2190 the report](%s)" % page_file(""), ""]
