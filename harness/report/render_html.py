@@ -16,8 +16,7 @@ table{border-collapse:collapse;margin:.4em 0 .8em}
 td,th{border:1px solid #aaa;padding:.15em .45em;font-size:88%;
  vertical-align:top}
 th{background:#eee;text-align:left}
-caption{caption-side:top;text-align:left;font-size:90%;color:#444;
- padding:.2em 0}
+p.caption{font-size:90%;color:#444;margin:.6em 0 .1em}
 .scroll{overflow-x:auto;max-width:100%}
 td.allow{background:#b7e4b0}
 td.deny{background:#f2a8a8}
@@ -96,9 +95,11 @@ class Page(doc.PageLinks):
 
     def _table(self, table):
         css = ' class="%s"' % escape(table.css) if table.css else ""
-        out = ['<div class="scroll"><table%s>' % css]
-        if table.caption:
-            out.append("<caption>%s</caption>" % self.inline(table.caption))
+        # the caption outside the scrolling box: it wraps to the page,
+        # not to a table wider than a phone
+        out = (['<p class="caption">%s</p>' % self.inline(table.caption)]
+               if table.caption else [])
+        out.append('<div class="scroll"><table%s>' % css)
         out.append("<tr>%s</tr>" % "".join(self._cell("th", h)
                                            for h in table.header))
         for row in table.rows:
