@@ -9,7 +9,11 @@ from an observation:
   directory owner match nothing;
 - v3's may_follow_sticky_link() does the same (the porter's fix);
 - v1's cap_inode_follow_link() is an LSM hook that gets no vfsmount: it
-  compares the raw on-disk owners (inode->i_uid) with the fsuid.
+  compares the raw on-disk owners (inode->i_uid) with the fsuid;
+- grsecurity's gr_handle_follow_link(), ported into the VFS, maps both
+  owners through the link's mount, but judges the link's d_parent, as an
+  LSM hook does, and, as grsecurity wrote it, has no uid_valid(): two
+  owners the mount does not map compare equal.
 
 - a link that is a mount root (a clone of a link made in another
   directory, put on the fixture's link with move_mount()): the VFS checks
@@ -43,10 +47,15 @@ INVALID_UID = 4294967295
 RULE_NONE = 'none'          # no own rule (or one compiled out)
 RULE_RAW = 'raw-owners'      # raw on-disk owners vs the fsuid (an LSM hook)
 RULE_MAPPED = 'mapped-owners'  # owners mapped through the mount, as mainline
-RULES = (RULE_NONE, RULE_RAW, RULE_MAPPED)
+# owners mapped through the link's mount, the link's d_parent, an unmapped
+# owner no special case (a VFS check with `directory = parent`: grsec)
+RULE_MAPPED_PARENT = 'mapped-owners-parent'
+RULES = (RULE_NONE, RULE_RAW, RULE_MAPPED, RULE_MAPPED_PARENT)
 
-# Where a revision's check sits (revision.ini `hook`) -> its rule.
-HOOK_RULES = {'lsm': RULE_RAW, 'vfs': RULE_MAPPED}
+# Where a revision's check sits (revision.ini `hook`, and for the VFS its
+# `directory`) -> its rule.
+HOOK_RULES = {('lsm', 'parent'): RULE_RAW, ('vfs', 'walk'): RULE_MAPPED,
+              ('vfs', 'parent'): RULE_MAPPED_PARENT}
 
 
 @dataclass(frozen=True)
@@ -253,9 +262,22 @@ def raw_refuses(case):
             case.fsuid != fx.link_uid)
 
 
+def mapped_parent_refuses(case, idmap=MAP):
+    """grsecurity's gr_handle_follow_link() as ported: the link's d_parent
+    (for a mount root, the directory it was cloned from), owners mapped
+    through the link's mount, and, as grsecurity wrote it, no uid_valid():
+    two unmapped owners compare equal (uid_eq() of INVALID_UID)."""
+    fx = case.fixture
+    mode, dir_uid = fx.parent
+    link = mapped(fx.link_uid, case.mount, idmap)
+    return (sticky_ww(mode) and mapped(dir_uid, case.mount, idmap) != link
+            and case.fsuid != link)
+
+
 OWN_REFUSES = {RULE_NONE: lambda case, idmap: False,
                RULE_RAW: lambda case, idmap: raw_refuses(case),
-               RULE_MAPPED: mapped_refuses}
+               RULE_MAPPED: mapped_refuses,
+               RULE_MAPPED_PARENT: mapped_parent_refuses}
 
 
 def predict(rule, ps, own, case, idmap=MAP):
@@ -276,7 +298,7 @@ def rule_of(flavor):
     a revision or with its rule compiled out, else by where it sits."""
     if flavor.rule is None or not flavor.compiled:
         return RULE_NONE
-    return HOOK_RULES[flavor.rule.hook]
+    return HOOK_RULES[flavor.rule.hook, flavor.rule.directory]
 
 
 def knob_file(path):

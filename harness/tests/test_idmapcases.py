@@ -61,6 +61,21 @@ TRUTH = {
     'plain/d1777-0-l1000-from1777-0/f0/inter': (True, True),
 }
 
+# grsec's gr_handle_follow_link() as ported: owners mapped through the
+# mount as v3 maps them, but the link's d_parent and no uid_valid(). It
+# refuses as the mapped rule does except where those two differ:
+GRSEC_ALLOWS = {
+    # both owners outside the map: INVALID_UID == INVALID_UID, a match
+    'idmap/d1777-5000-l5000/f0/trail', 'idmap/d1777-5000-l5000/f0/inter',
+    'idmap/d1777-5000-l5000/f5000/trail',
+    # INVALID_UID on disk: the same
+    'plain/d1777-4294967295-l4294967295/f0/trail',
+    'plain/d1777-4294967295-l4294967295/f0/inter',
+    # a mount root's d_parent is its owner's 0755 source directory
+    'plain/d1777-0-l1000-from0755-1000/f0/trail',
+    'plain/d1777-0-l1000-from0755-1000/f0/inter',
+}
+
 ALLOW, DENY = (0, '0'), (-1, 'EACCES')
 
 
@@ -102,6 +117,13 @@ class TestPredict(unittest.TestCase):
             with self.subTest(case=cid):
                 self.assertEqual(ic.mapped_refuses(case(cid)), mapped)
                 self.assertEqual(ic.raw_refuses(case(cid)), raw)
+
+    def test_grsec_rule(self):
+        for cid, (mapped, _) in TRUTH.items():
+            with self.subTest(case=cid):
+                self.assertEqual(ic.mapped_parent_refuses(case(cid)),
+                                 mapped and cid not in GRSEC_ALLOWS)
+        self.assertTrue(all(TRUTH[cid][0] for cid in GRSEC_ALLOWS))
 
     def test_every_rule_and_setting(self):
         for cid, (mapped, raw) in TRUTH.items():
