@@ -15,16 +15,19 @@ if HARNESS not in sys.path:
     sys.path.insert(0, HARNESS)
 
 UID = {"root": 0, "A": 1000, "B": 1001}
-FLAVORS = ("base", "v1", "v1-nosec", "v2", "v3", "v3y", "yama", "v1-hook61")
+FLAVORS = ("base", "v1", "v1-nosec", "v2", "v3", "v3y", "yama", "grsec",
+           "v1-hook61")
 OWN_SETTINGS = ("boot", "ps0-own0", "ps0-own1", "ps1-own0", "ps1-own1")
 BASE_SETTINGS = ("boot", "ps0-own-", "ps1-own-")
 
 # Knobs per flavor and setting (what the suite reads back): boot values of
 # protected_symlinks, weak-sticky-symlinks (v1: 0 protects),
-# protected-sticky-symlinks and kernel/yama/protected_sticky_symlinks.
+# protected-sticky-symlinks, kernel/yama/protected_sticky_symlinks and
+# kernel/grsecurity/linking_restrictions.
 BOOT_KNOBS = ("protected_symlinks", "weak_sticky_symlinks",
               "protected_sticky_symlinks",
-              "kernel_yama_protected_sticky_symlinks")
+              "kernel_yama_protected_sticky_symlinks",
+              "kernel_grsecurity_linking_restrictions")
 
 
 def _boot():
@@ -56,11 +59,11 @@ def predict_id(cid, flavor, setting, **ids):
 
 def knobs(flavor, setting):
     if setting == "boot":
-        ps, weak, prot, yama = BOOT[flavor]
+        ps, weak, prot, yama, grsec = BOOT[flavor]
     else:
         ps = int(setting[2])
         own = setting[-1]
-        weak, prot, yama = BOOT[flavor][1:]
+        weak, prot, yama, grsec = BOOT[flavor][1:]
         if own != "-":
             if weak is not None:
                 weak = 1 - int(own)
@@ -68,11 +71,14 @@ def knobs(flavor, setting):
                 prot = int(own)
             if yama is not None:
                 yama = int(own)
+            if grsec is not None:
+                grsec = int(own)
     hard = 1 if setting == "boot" else 0
     return {"protected_symlinks": ps, "protected_hardlinks": hard,
             "protected_fifos": 0, "protected_regular": 0,
             "weak_sticky_symlinks": weak, "protected_sticky_symlinks": prot,
-            "kernel_yama_protected_sticky_symlinks": yama}
+            "kernel_yama_protected_sticky_symlinks": yama,
+            "kernel_grsecurity_linking_restrictions": grsec}
 
 
 def link(dir_mode="1777", dir_owner="root", owner="A", kind="trailing"):
@@ -174,7 +180,8 @@ def settings_of(flavor):
 
 # Yama carries v1's rule at v1's place (the same hook, moved by the same
 # patch), so its truth is v1's, setting by setting.
-SAME_TRUTH = {"yama": "v1", "v2": "v1"}
+# grsec's rule is v1's test, called at the same place in pick_link().
+SAME_TRUTH = {"yama": "v1", "v2": "v1", "grsec": "v1"}
 
 
 def observed(name, flavor, setting):
@@ -192,6 +199,8 @@ LOG_TEXT = {
             " world-writable directory by %s (fsuid 1001 != 1000)",
 }
 LOG_TEXT["v2"] = LOG_TEXT["v1"]     # v2 revises v1: the same message
+LOG_TEXT["grsec"] = ("grsec: not following symlink owned by 1000 by %s"
+                     " (fsuid 1001)")
 
 
 AUDIT = ('audit: type=1702 audit(T): op=follow_link ppid=P pid=P'
@@ -205,7 +214,8 @@ AUDIT = ('audit: type=1702 audit(T): op=follow_link ppid=P pid=P'
 RATELIMITED_IN = {"v1": "cap_inode_follow_link",
                   "v2": "cap_inode_follow_link",
                   "v3": "may_follow_sticky_link",
-                  "yama": "yama_inode_follow_link"}
+                  "yama": "yama_inode_follow_link",
+                  "grsec": "gr_handle_follow_link"}
 
 
 def log_records(flavor):
@@ -214,7 +224,8 @@ def log_records(flavor):
     on: mainline refuses first and audits), and 'release' after the
     ratelimit's interval: 101 denials, 10 messages, 91 suppressed."""
     own = {"v1": "v1", "v2": "v2", "v3": "v3", "v3y": "v3",
-           "yama": "yama", "v1-hook61": "v1"}.get(flavor)
+           "yama": "yama", "grsec": "grsec",
+           "v1-hook61": "v1"}.get(flavor)
     setting = LOG_SETTING.get(flavor, "ps0-own1")
     # v1-nosec: the rule is compiled out and mainline is off at ps0.
     allowed = flavor == "v1-nosec"
@@ -256,6 +267,8 @@ def sysctl_records(flavor):
              "/proc/sys/fs/protected-sticky-symlinks",
              "kernel_yama_protected_sticky_symlinks":
              "/proc/sys/kernel/yama/protected_sticky_symlinks",
+             "kernel_grsecurity_linking_restrictions":
+             "/proc/sys/kernel/grsecurity/linking_restrictions",
              "protected_symlinks": "/proc/sys/fs/protected_symlinks"}
     for knob, path in paths.items():
         boot = 1 if knob == "protected_symlinks" else \

@@ -178,7 +178,8 @@ class TestFlavors(unittest.TestCase):
     def test_rule_from_the_knob(self):
         want = {'base': ic.RULE_NONE, 'v1': ic.RULE_RAW,
                 'v1-nosec': ic.RULE_NONE, 'v3': ic.RULE_MAPPED,
-                'v3y': ic.RULE_MAPPED, 'yama': ic.RULE_RAW}
+                'v3y': ic.RULE_MAPPED, 'yama': ic.RULE_RAW,
+                'grsec': ic.RULE_MAPPED_PARENT}
         for name, rule in want.items():
             with self.subTest(flavor=name):
                 self.assertEqual(ic.rule_of(self.flavors[name]), rule)
@@ -190,8 +191,9 @@ class TestFlavors(unittest.TestCase):
                 continue
             d = FLAVORS[name]
             want = {None: ic.RULE_NONE, 'v1': ic.RULE_RAW, 'v2': ic.RULE_RAW,
-                    'yama': ic.RULE_RAW,
-                    'v3': ic.RULE_MAPPED}[d.own if d.compiled else None]
+                    'yama': ic.RULE_RAW, 'v3': ic.RULE_MAPPED,
+                    'grsec': ic.RULE_MAPPED_PARENT,
+                    }[d.own if d.compiled else None]
             with self.subTest(flavor=name):
                 self.assertEqual(ic.rule_of(f), want)
 
@@ -204,7 +206,8 @@ class TestFlavors(unittest.TestCase):
             'fs/protected_symlinks': '0', 'fs/protected_hardlinks': '0',
             'fs/weak-sticky-symlinks': '0',
             'fs/protected-sticky-symlinks': 'absent',
-            'kernel/yama/protected_sticky_symlinks': 'absent'})
+            'kernel/yama/protected_sticky_symlinks': 'absent',
+            'kernel/grsecurity/linking_restrictions': 'absent'})
         self.assertEqual(by['ps1-own0']['fs/weak-sticky-symlinks'], '1')
         v3 = {s.label: dict(s.knobs) for s in
               ic.settings(self.flavors['v3'], self.owns)}
@@ -218,7 +221,8 @@ class TestFlavors(unittest.TestCase):
             'fs/protected_symlinks': '1', 'fs/protected_hardlinks': '0',
             'fs/weak-sticky-symlinks': 'absent',
             'fs/protected-sticky-symlinks': 'absent',
-            'kernel/yama/protected_sticky_symlinks': 'absent'})
+            'kernel/yama/protected_sticky_symlinks': 'absent',
+            'kernel/grsecurity/linking_restrictions': 'absent'})
 
     def test_plan_lines(self):
         f = self.flavors['v3']
