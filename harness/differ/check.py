@@ -110,6 +110,8 @@ class Predictions:
         self._known = {}        # (id, rules) -> (params, Prediction)
         self._probed = {}       # (id, probed) -> (params, Prediction)
         self._judged = {}       # (id, rules, record) -> (params, answer)
+        self._columns = {}      # (rules, observations) -> (params, _Column)
+        self._follow = {}       # id -> (params, followtest.judge()'s memo)
 
     @staticmethod
     def _get(memo, key, params):
@@ -127,7 +129,8 @@ class Predictions:
         walked = (case["id"], config.probed)
         prediction = self._get(self._probed, walked, params)
         if prediction is None:
-            follow, reason = followtest.judge(case, config)
+            follow, reason = followtest.judge(case, config,
+                                              self._follow_memo(case))
             prediction = replace(predict(case, config), follow_test=follow,
                                  not_follow=reason)
             self._probed[walked] = (params, prediction)
@@ -135,6 +138,13 @@ class Predictions:
             prediction = replace(prediction, log=config.own)
         self._known[key] = (params, prediction)
         return prediction
+
+    def _follow_memo(self, case):
+        memo = self._get(self._follow, case["id"], case["params"])
+        if memo is None:
+            memo = {}
+            self._follow[case["id"]] = (case["params"], memo)
+        return memo
 
     def judged(self, case, config):
         """(Prediction, control problem or None, does the observation
@@ -153,6 +163,30 @@ class Predictions:
                                  prediction.outcome()))
         self._judged[key] = (params, answer)
         return answer
+
+    def column(self, cases, config):
+        """The _Column of one setting's cases under `config`, computed
+        once per rules and observations: settings and flavors observed
+        alike under the same rules share it."""
+        key = (config.rules, tuple(
+            (case["id"], case["ret"], case["errno"],
+             case.get("atime_changed"), case.get("control_ret"),
+             case.get("control_errno"), id(case["params"]))
+            for case in cases))
+        known = self._columns.get(key)
+        if known is not None:
+            return known[1]
+        column = _Column()
+        for case in cases:
+            try:
+                prediction, problem, agrees = self.judged(case, config)
+            except (ModelError, KeyError, ValueError) as err:
+                column.unexplained_case(case, str(err))
+                continue
+            column.add(case, prediction, problem, agrees)
+        # the params stay alive with the memo, so their id()s stay theirs
+        self._columns[key] = ([case["params"] for case in cases], column)
+        return column
 
 
 def check_file(result, predictions=None):
@@ -174,53 +208,97 @@ def check_file(result, predictions=None):
     if result.data.get("status") != 0:
         out.suite.append("%s: suite exit status %r"
                          % (result.path, result.data.get("status")))
-    configs = {}            # setting -> Config
-    for key in sorted(result.cases):
-        _check_case(out, result, key, configs, predictions)
+    for setting, cases in _columns(result):
+        try:
+            config = config_for(result.flavor, result.knobs(setting))
+        except (ModelError, KeyError, ValueError) as err:
+            column = _Column()
+            for case in cases:
+                column.unexplained_case(case, str(err))
+        else:
+            column = predictions.column(cases, config)
+        column.merge_into(out, setting)
     return out
 
 
-def _count_control(out, result, key, case, problem):
-    if problem:
-        out.control_errors.append(ControlMismatch(
-            result.flavor, key[0], key[1], problem, case["params"]))
-    elif case.get("control_ret") is not None:
-        out.controls += 1
+def _columns(result):
+    """(setting, [case]) of a result file, settings and ids in order."""
+    by_setting = {}
+    for key in sorted(result.cases):
+        by_setting.setdefault(key[0], []).append(result.cases[key])
+    return by_setting.items()
 
 
-def _check_case(out, result, key, configs, predictions):
-    """Predict one case, its control and whether it is a follow test."""
-    case = result.cases[key]
-    out.cases += 1
-    observed = observed_outcome(case)
-    try:
-        config = configs.get(key[0])
-        if config is None:
-            config = configs[key[0]] = config_for(result.flavor,
-                                                  result.knobs(key[0]))
-        prediction, problem, agrees = predictions.judged(case, config)
-    except (ModelError, KeyError, ValueError) as err:
-        problem = control_problem(case)
-        _count_control(out, result, key, case, problem)
-        out.unexplained.append(Mismatch(result.flavor, key[0], key[1],
-                                        observed, str(err),
+class _Column:
+    """What one setting's cases add to a CheckResult, keyed by case id:
+    the same for every setting whose cases were observed alike and whose
+    Config enforces the same rules."""
+
+    def __init__(self):
+        self.counts = dict.fromkeys(("cases", "explained", "controls",
+                                     "follow_tests", "follow_explained"), 0)
+        self.not_follow = {}
+        self.artifacts = {}
+        self.predictions = {}       # id -> Prediction
+        self.settled = {}           # id -> (observed, decider, log)
+        self.unexplained = []       # (id, observed, Prediction or text,
+        self.control_errors = []    # (id, problem, params)     params)
+
+    def _control(self, case, problem):
+        if problem:
+            self.control_errors.append((case["id"], problem,
                                         case["params"]))
-        return
-    _count_control(out, result, key, case, problem)
-    out.predictions[key] = prediction
-    if agrees:
-        out.settled[key] = (observed, prediction.decider, prediction.log)
-    if prediction.follow_test:
-        out.follow_tests += 1
-        out.follow_explained += agrees and not problem
-    else:
-        label = (prediction.not_follow, case["params"]["op"])
-        out.not_follow[label] = out.not_follow.get(label, 0) + 1
-    if not agrees:
-        out.unexplained.append(Mismatch(result.flavor, key[0], key[1],
-                                        observed, prediction,
-                                        case["params"]))
-    elif not problem:
-        out.explained += 1
-        for label in prediction.artifacts:
-            out.artifacts[label] = out.artifacts.get(label, 0) + 1
+        elif case.get("control_ret") is not None:
+            self.counts["controls"] += 1
+
+    def unexplained_case(self, case, why):
+        """A case with no prediction: `why` is the model's error."""
+        self.counts["cases"] += 1
+        self._control(case, control_problem(case))
+        self.unexplained.append((case["id"], observed_outcome(case), why,
+                                 case["params"]))
+
+    def add(self, case, prediction, problem, agrees):
+        """Count one predicted case."""
+        counts, cid = self.counts, case["id"]
+        counts["cases"] += 1
+        self._control(case, problem)
+        self.predictions[cid] = prediction
+        observed = observed_outcome(case)
+        if agrees:
+            self.settled[cid] = (observed, prediction.decider,
+                                 prediction.log)
+        if prediction.follow_test:
+            counts["follow_tests"] += 1
+            counts["follow_explained"] += agrees and not problem
+        else:
+            label = (prediction.not_follow, case["params"]["op"])
+            self.not_follow[label] = self.not_follow.get(label, 0) + 1
+        if not agrees:
+            self.unexplained.append((cid, observed, prediction,
+                                     case["params"]))
+        elif not problem:
+            counts["explained"] += 1
+            for label in prediction.artifacts:
+                self.artifacts[label] = self.artifacts.get(label, 0) + 1
+
+    def merge_into(self, out, setting):
+        """Add this column to `out` as the cases of `setting`."""
+        for name, count in self.counts.items():
+            setattr(out, name, getattr(out, name) + count)
+        for target, source in ((out.not_follow, self.not_follow),
+                               (out.artifacts, self.artifacts)):
+            for label, count in source.items():
+                target[label] = target.get(label, 0) + count
+        out.predictions.update(((setting, cid), prediction) for
+                               cid, prediction in self.predictions.items())
+        out.settled.update(((setting, cid), value)
+                           for cid, value in self.settled.items())
+        out.control_errors += [ControlMismatch(out.flavor, setting, cid,
+                                               problem, params)
+                               for cid, problem, params in
+                               self.control_errors]
+        out.unexplained += [Mismatch(out.flavor, setting, cid, observed,
+                                     predicted, params)
+                            for cid, observed, predicted, params in
+                            self.unexplained]

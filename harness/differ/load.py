@@ -112,18 +112,39 @@ def parse(path, text, flavor=None):
         except caseids.CaseIdError as err:
             raise LoadError("%s: %s" % (path, err)) from None
     result = ResultFile(path=path, flavor=name, data=data)
-    for index, case in enumerate(data["cases"]):
-        if not compact:     # expand() built these from ids and outcomes
+    if compact:
+        # expand() made one record per (setting, id), params shared
+        result.cases = {(case["setting"], case["id"]): case
+                        for case in data["cases"]}
+    else:
+        for index, case in enumerate(data["cases"]):
             _check_case(path, case, index)
-        key = (case["setting"], case["id"])
-        if key in result.cases:
-            raise LoadError("%s: duplicate case %s %s"
-                            % (path, key[0], key[1]))
-        if key[0] not in data["settings"] and key[0] != "boot":
+            key = (case["setting"], case["id"])
+            if key in result.cases:
+                raise LoadError("%s: duplicate case %s %s"
+                                % (path, key[0], key[1]))
+            _share_params(case)
+            result.cases[key] = case
+    undeclared = ({label for label, _ in result.cases}
+                  - set(data["settings"]) - {"boot"})
+    for index, case in enumerate(data["cases"]):
+        if case["setting"] in undeclared:
             raise LoadError("%s: undeclared setting %r"
-                            % (_case_where(path, case, index), key[0]))
-        result.cases[key] = case
+                            % (_case_where(path, case, index),
+                               case["setting"]))
     return result
+
+
+def _share_params(case):
+    """Use the one params object of its id (cases.params_of) when the
+    recorded params are those: the differ's memos then know the case by
+    identity, as they know a committed file's."""
+    try:
+        shared = caseids.params_of(case["id"])
+    except (caseids.CaseIdError, TypeError):
+        return
+    if case["params"] == shared:
+        case["params"] = shared
 
 
 def load(path, flavor=None):

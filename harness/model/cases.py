@@ -168,8 +168,11 @@ def _parse_outcome(text):
     return result + (atime,) + control
 
 
+@lru_cache(maxsize=None)
 def expand_case(cid, setting, text):
-    """A full case record from an id, a setting and a compact outcome."""
+    """A full case record from an id, a setting and a compact outcome.
+    One shared object per (id, setting, outcome): flavors that observed
+    the same share it, so callers must not change it."""
     ret, errno, atime, cret, cerrno = parse_outcome(text, cid)
     return {"setting": setting, "id": cid,
             "group": split_id(cid)["group"], "params": params_of(cid),
@@ -178,17 +181,19 @@ def expand_case(cid, setting, text):
 
 
 def expand(data):
-    """A compact expected file's data as a result file's data."""
+    """A compact expected file's data as a result file's data, its cases
+    sorted by setting and id."""
     out = {key: value for key, value in data.items() if key != "cases"}
-    cases = []
+    records = []
     for cid, per_setting in data["cases"].items():
         if not isinstance(per_setting, dict):
             raise CaseIdError("case %s: not an object of setting ->"
                               " outcome" % cid)
-        for setting, text in per_setting.items():
-            cases.append(expand_case(cid, setting, text))
-    cases.sort(key=lambda c: (c["setting"], c["id"]))
-    out["cases"] = cases
+        records += [(setting, cid, text)
+                    for setting, text in per_setting.items()]
+    records.sort()
+    out["cases"] = [expand_case(cid, setting, text)
+                    for setting, cid, text in records]
     return out
 
 

@@ -76,16 +76,26 @@ def _refused(case, index, stage, config):
     return predict(probe_case(case, index), probe)
 
 
-def judge(case, config):
-    """(follow test?, reason when not) for one case under a Config."""
+def judge(case, config, memo=None):
+    """(follow test?, reason when not) for one case under a Config.
+    `memo`: a dict kept for one case (its id and params) across Configs,
+    for the predictions that do not depend on the Config's knobs."""
     links = case["params"].get("links") or []
     if not links:
         return False, NO_LINK
-    allowed = predict(case, Config(mainline=False))
+    memo = {} if memo is None else memo
+    allowed = memo.get("allowed")
+    if allowed is None:
+        allowed = memo["allowed"] = predict(case, Config(mainline=False))
     for index, link in enumerate(links):
         for stage in refusal_points(link, config):
-            refused = _refused(case, index, stage, config)
-            if refused.outcome() != allowed.outcome():
+            key = (index, stage, config.links)
+            refused = memo.get(key)
+            if refused is None:
+                # the probe's outcome, which its rule's name never changes
+                refused = memo[key] = _refused(case, index, stage,
+                                               config).outcome()
+            if refused != allowed.outcome():
                 return True, None
     if allowed.decider == DAC_SEARCH and not allowed.atime:
         return False, SEARCH_FIRST
