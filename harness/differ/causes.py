@@ -11,6 +11,7 @@ Every label a group can carry is in CAUSES, with the note the report's
 legend prints; a group's name joins several labels with " + ".
 """
 
+from functools import lru_cache
 from dataclasses import dataclass, replace
 
 from model.flavors import FLAVOR_ORDER, STAGE_AFTER_MAINLINE, STAGE_LSM_61, STAGE_BEFORE_MAINLINE
@@ -130,9 +131,10 @@ def _stage_steps(current, target):
     return steps
 
 
+@lru_cache(maxsize=None)
 def steps(config_a, config_b, boot):
-    """[(label, config)] leading from config_a to config_b; the labels
-    _STEP_ARTIFACT and _STEP_RULE are named by attribute()."""
+    """((label, config), ...) leading from config_a to config_b; the
+    labels _STEP_ARTIFACT and _STEP_RULE are named by attribute()."""
     knob_label = DEFAULT_VALUE if boot else KNOB_SETTING
     out = []
     current = config_a
@@ -158,7 +160,7 @@ def steps(config_a, config_b, boot):
     if current != config_b:
         raise AssertionError("cause steps missed %r -> %r"
                              % (current, config_b))
-    return out
+    return tuple(out)
 
 
 def attribute(case_a, config_a, case_b, config_b, boot, predict=predict):

@@ -64,7 +64,8 @@ class CheckResult:
     suite: list = field(default_factory=list)
     artifacts: dict = field(default_factory=dict)  # label -> count
     predictions: dict = field(default_factory=dict)  # key -> Prediction
-    # key -> (observed, decider, log) of the cases the prediction explains
+    # setting -> {id: (observed, decider, log)} of the cases the
+    # prediction explains (a dict shared with other settings: read only)
     settled: dict = field(default_factory=dict)
     controls: int = 0               # recorded controls that were predicted
     control_errors: list = field(default_factory=list)   # ControlMismatch
@@ -292,8 +293,7 @@ class _Column:
                 target[label] = target.get(label, 0) + count
         out.predictions.update(((setting, cid), prediction) for
                                cid, prediction in self.predictions.items())
-        out.settled.update(((setting, cid), value)
-                           for cid, value in self.settled.items())
+        out.settled[setting] = self.settled
         out.control_errors += [ControlMismatch(out.flavor, setting, cid,
                                                problem, params)
                                for cid, problem, params in

@@ -374,15 +374,17 @@ def diff_pair(pair, files, checks=None, walks=None):
     out.observed = observed_differences(side_a.result, side_b.result)
     rows = join(pair, side_a.result, side_b.result)
     out.settings = _joined_settings(pair, side_a.result, side_b.result)
-    settled_a, settled_b = side_a.settled, side_b.settled
     walks = walks or Walks()
     for label_a, label_b, ids in rows:
         out.joined += len(ids)
+        settled_a = side_a.settled.get(label_a, {})
+        settled_b = side_b.settled.get(label_b, {})
+        if settled_a is settled_b:
+            continue        # one column: both sides explain it alike
         # a row whose one outcome both sides explain alike says nothing
         for cid in [cid for cid in ids
-                    if settled_a.get((label_a, cid)) is None
-                    or settled_a[(label_a, cid)]
-                    != settled_b.get((label_b, cid))]:
+                    if settled_a.get(cid) is None
+                    or settled_a[cid] != settled_b.get(cid)]:
             _classify(out, (label_a, label_b), cid, side_a, side_b, walks)
     return out
 
