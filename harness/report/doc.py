@@ -244,6 +244,7 @@ def cell(content, css="", anchor=None):
     return Cell(content, css, anchor)
 
 
+@lru_cache(maxsize=None, typed=True)
 def anchor_of(*parts):
     """A fragment id from free text: letters, digits, '-', '.' and '_'."""
     return _fragment("-".join(map(str, parts)))

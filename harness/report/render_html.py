@@ -1,10 +1,14 @@
 """The report Document as one self-contained HTML page (inline CSS and
 SVG, no scripts, no external assets)."""
 
-from html import escape
+from functools import lru_cache
+from html import escape as _html_escape
 
 from . import doc
 from . import mdlite
+
+# a report repeats its cells' few texts thousands of times
+escape = lru_cache(maxsize=None)(_html_escape)
 
 CSS = """
 *{box-sizing:border-box}

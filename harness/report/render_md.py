@@ -1,11 +1,13 @@
 """The report Document as Markdown (GitHub flavour: pipe tables, and
 <details> and <a id> where Markdown has none)."""
 
+from functools import lru_cache
 from html import escape
 
 from . import doc
 
 
+@lru_cache(maxsize=None, typed=True)
 def _escape(text):
     return (str(text).replace("\\", "\\\\").replace("|", "\\|")
             .replace("*", "\\*").replace("_", "\\_").replace("\n", " "))
