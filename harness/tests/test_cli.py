@@ -139,6 +139,33 @@ class CliTest(unittest.TestCase):
         self.assertLess(len(text.splitlines()) - len(pages),
                         10 + 3 * len(PAIRS))
 
+    def test_report_rewrites_only_what_changed(self):
+        """A second report leaves its unchanged files alone, restores a
+        changed one and removes a script that is no longer written."""
+        support.write_results(self.results)
+        args = ("report", "--results", self.results, "--out", self.out)
+        self.assertEqual(run(*args)[0], 0)
+        repro = os.path.join(self.out, "report-repro")
+        kept = os.path.join(repro, sorted(os.listdir(repro))[0])
+        stale = os.path.join(repro, "case-gone.sh")
+        edited = os.path.join(self.out, "report.md")
+        with open(stale, "w") as stream:
+            stream.write("an old run's script\n")
+        with open(edited) as stream:
+            text = stream.read()
+        with open(edited, "a") as stream:
+            stream.write("edited\n")
+        before = os.stat(kept)
+        self.assertEqual(run(*args)[0], 0)
+        self.assertFalse(os.path.exists(stale))
+        with open(edited) as stream:
+            self.assertEqual(stream.read(), text)
+        after = os.stat(kept)
+        self.assertEqual((after.st_ino, after.st_mtime_ns),
+                         (before.st_ino, before.st_mtime_ns))
+        self.assertEqual([n for n in os.listdir(self.out)
+                          if n.endswith(".tmp")], [])
+
     def test_compare_and_bless(self):
         support.write_results(self.results, flavors=("v3",))
         code, text = run("compare", "--results", self.results,
