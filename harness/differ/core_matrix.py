@@ -25,8 +25,7 @@ class Cell:
     case_id: str = ""
 
 
-def _core(case):
-    params = case["params"]
+def _core(params):
     return all(params.get(k) == v for k, v in CORE.items())
 
 
@@ -49,7 +48,7 @@ def choose_target(cases):
 
 def matrices(result, check):
     """[Matrix] for one flavor, one per setting with core cases."""
-    core = [c for c in result.cases.values() if _core(c)]
+    core = [case for _, case in result.select(_core)]
     target = choose_target(core)
     out = []
     for setting in sorted({c["setting"] for c in core}):

@@ -37,6 +37,19 @@ class ResultFile:
                 self._ids.setdefault(label, set()).add(cid)
         return self._ids.get(setting, set())
 
+    def select(self, wanted):
+        """[(key, case)] of the cases whose params `wanted` accepts, asked
+        once per params object (the records of one id share theirs)."""
+        answers, out = {}, []
+        for key, case in self.cases.items():
+            params = case["params"]
+            accepted = answers.get(id(params))
+            if accepted is None:
+                accepted = answers[id(params)] = bool(wanted(params))
+            if accepted:
+                out.append((key, case))
+        return out
+
     @property
     def settings(self):
         return self.data["settings"]

@@ -105,14 +105,17 @@ class Heat:
         return None if not total else refused / total
 
 
-def counts_case(case):
-    """Does a case count in the heatmap?  A follow of a link by open
-    O_RDONLY on the default scratch mount whose control succeeded, so a
-    failure is the link's doing."""
-    params = case["params"]
+def _counted_params(params):
     return (params.get("op") == "open_rdonly" and params.get("follows")
-            and params.get("mount") == "strictatime"
-            and case.get("control_ret") == 0)
+            and params.get("mount") == "strictatime")
+
+
+def counted(result):
+    """[(key, case)] of a file's cases that count in the heatmap: a
+    follow of a link by open O_RDONLY on the default scratch mount whose
+    control succeeded, so a failure is the link's doing."""
+    return [(key, case) for key, case in result.select(_counted_params)
+            if case.get("control_ret") == 0]
 
 
 def heat(files):
@@ -122,9 +125,7 @@ def heat(files):
     seen = set()
     for flavor, result in files.items():
         settings = set()
-        for (setting, _cid), case in result.cases.items():
-            if not counts_case(case):
-                continue
+        for (setting, _cid), case in counted(result):
             row = (flavor, setting)
             settings.add(setting)
             position = case["params"]["position"]
@@ -148,8 +149,8 @@ def other_refusals(files, checks):
     per = {}
     for flavor, result in files.items():
         preds = checks[flavor].predictions if flavor in checks else {}
-        for key, case in result.cases.items():
-            if not counts_case(case) or case["ret"] == 0:
+        for key, case in counted(result):
+            if case["ret"] == 0:
                 continue
             pred = preds.get(key)
             decider = pred.decider if pred is not None else "unpredicted"

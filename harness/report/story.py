@@ -19,21 +19,21 @@ def core_cases(result):
     """{(setting, position, follower): case}: A's link in a root-owned
     1777 directory, open O_RDONLY, trailing (to a file) and intermediate
     (a directory component)."""
-    out = {}
     wanted = dict(CORE_POSITIONS)
-    for (setting, _cid), case in result.cases.items():
-        params = case["params"]
+
+    def core(params):
         position = params.get("position")
-        if (position in wanted
+        return (position in wanted
                 and wanted[position] in (None, params.get("target"))
                 and params.get("dir_mode") == "1777"
                 and params.get("dir_owner") == "root"
                 and params.get("link_owner") == "A"
                 and params.get("op") == "open_rdonly"
                 and params.get("mount") == "strictatime"
-                and params.get("follower") in CORE_FOLLOWERS):
-            out[(setting, position, params["follower"])] = case
-    return out
+                and params.get("follower") in CORE_FOLLOWERS)
+    return {(setting, case["params"]["position"],
+             case["params"]["follower"]): case
+            for (setting, _cid), case in result.select(core)}
 
 
 def outcome_cell(case, agrees=True):

@@ -8,6 +8,7 @@ from types import SimpleNamespace as NS
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
 
+from differ.load import ResultFile  # noqa: E402
 from report import pictures  # noqa: E402
 
 
@@ -27,14 +28,15 @@ class OtherRefusalsTest(unittest.TestCase):
                     ("ps0-own-", "c"): "mainline protected_symlinks",
                     ("ps1-own-", "a"): "DAC search",
                     ("ps1-own-", "d"): "DAC search"}
-        files = {"base": NS(cases=cases)}
+        files = {"base": ResultFile("base.json", "base", {}, cases)}
         checks = {"base": NS(predictions={k: NS(decider=d)
                                           for k, d in deciders.items()})}
         self.assertEqual(pictures.other_refusals(files, checks),
                          {"DAC search": 2})
 
     def test_only_rule_refusals_give_nothing(self):
-        files = {"v1": NS(cases={("s", "a"): case(-1)})}
+        files = {"v1": ResultFile("v1.json", "v1", {},
+                                  {("s", "a"): case(-1)})}
         checks = {"v1": NS(predictions={("s", "a"): NS(decider="own rule")})}
         self.assertEqual(pictures.other_refusals(files, checks), {})
 
