@@ -1,5 +1,6 @@
 """Model versus observation for one flavor's result file."""
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from model import followtest
@@ -52,6 +53,37 @@ class ControlMismatch:
             describe_params(self.params))
 
 
+class BySetting(Mapping):
+    """{(setting, id): value} kept as each setting's own {id: value}
+    (a column's dict, shared with the settings observed alike: read
+    only)."""
+
+    def __init__(self):
+        self.columns = {}
+
+    def __getitem__(self, key):
+        try:
+            return self.columns[key[0]][key[1]]
+        except (KeyError, TypeError, IndexError):
+            raise KeyError(key) from None
+
+    def __contains__(self, key):
+        column = self.columns.get(key[0])
+        return column is not None and key[1] in column
+
+    def get(self, key, default=None):
+        column = self.columns.get(key[0])
+        return default if column is None else column.get(key[1], default)
+
+    def __iter__(self):
+        for setting, column in self.columns.items():
+            for cid in column:
+                yield setting, cid
+
+    def __len__(self):
+        return sum(map(len, self.columns.values()))
+
+
 @dataclass
 class CheckResult:
     flavor: str
@@ -63,7 +95,7 @@ class CheckResult:
     settings: list = field(default_factory=list)
     suite: list = field(default_factory=list)
     artifacts: dict = field(default_factory=dict)  # label -> count
-    predictions: dict = field(default_factory=dict)  # key -> Prediction
+    predictions: BySetting = field(default_factory=BySetting)  # Prediction
     # setting -> {id: (observed, decider, log)} of the cases the
     # prediction explains (a dict shared with other settings: read only)
     settled: dict = field(default_factory=dict)
@@ -291,8 +323,7 @@ class _Column:
                                (out.artifacts, self.artifacts)):
             for label, count in source.items():
                 target[label] = target.get(label, 0) + count
-        out.predictions.update(((setting, cid), prediction) for
-                               cid, prediction in self.predictions.items())
+        out.predictions.columns[setting] = self.predictions
         out.settled[setting] = self.settled
         out.control_errors += [ControlMismatch(out.flavor, setting, cid,
                                                problem, params)
