@@ -132,17 +132,16 @@ def describe_params(params):
 
 
 class Predictions:
-    """predict() and followtest.judge() of each case, computed once per
-    case id and per the rules a Config puts in force: flavors and
-    settings that enforce the same rules share the answer, and rules
-    that differ only in the own rule's name (its log) share the walk
-    (Config.probed).  A case whose params differ from those first seen
-    under its id is predicted afresh."""
+    """predict() and followtest.judge() of each case under the rules a
+    Config puts in force, computed once per setting's column of cases
+    (column()): flavors and settings whose cases were observed alike
+    under the same rules share the answer, and rules that differ only in
+    the own rule's name (its log) share the walk (Config.probed).  A case
+    whose params differ from those first seen under its id is predicted
+    afresh."""
 
     def __init__(self):
-        self._known = {}        # (id, rules) -> (params, Prediction)
         self._probed = {}       # (id, probed) -> (params, Prediction)
-        self._judged = {}       # (id, rules, record) -> (params, answer)
         self._columns = {}      # (rules, observations) -> (params, _Column)
         self._follow = {}       # id -> (params, followtest.judge()'s memo)
 
@@ -155,10 +154,6 @@ class Predictions:
 
     def __call__(self, case, config):
         params = case["params"]
-        key = (case["id"], config.rules)
-        prediction = self._get(self._known, key, params)
-        if prediction is not None:
-            return prediction
         walked = (case["id"], config.probed)
         prediction = self._get(self._probed, walked, params)
         if prediction is None:
@@ -169,7 +164,6 @@ class Predictions:
             self._probed[walked] = (params, prediction)
         elif prediction.log is not None and prediction.log != config.own:
             prediction = replace(prediction, log=config.own)
-        self._known[key] = (params, prediction)
         return prediction
 
     def _follow_memo(self, case):
@@ -181,21 +175,10 @@ class Predictions:
 
     def judged(self, case, config):
         """(Prediction, control problem or None, does the observation
-        agree?) of a case record: one answer per id, rules, observed
-        outcome and recorded control."""
-        key = (case["id"], config.rules, case["ret"], case["errno"],
-               case.get("atime_changed"), case.get("control_ret"),
-               case.get("control_errno"))
-        known = self._judged.get(key)
-        params = case["params"]
-        if known is not None and (known[0] is params or known[0] == params):
-            return known[1]
+        agree?) of a case record."""
         prediction = self(case, config)
-        answer = (prediction, control_problem(case),
-                  outcomes_agree(observed_outcome(case),
-                                 prediction.outcome()))
-        self._judged[key] = (params, answer)
-        return answer
+        return (prediction, control_problem(case),
+                outcomes_agree(observed_outcome(case), prediction.outcome()))
 
     def column(self, cases, config):
         """The _Column of one setting's cases under `config`, computed

@@ -44,6 +44,33 @@ class SharedPredictionsTest(unittest.TestCase):
         self.assertGreater(compared, 10000)
 
 
+    def test_shared_columns_check_as_each_file_alone(self):
+        """Columns computed for one file and reused for another (the
+        same rules and observations) give each file its own answer."""
+        files, _ = load_all(EXPECTED)
+        # v1 observed otherwise in one case, checked after v1 itself
+        v1 = files.pop("v1")
+        key = next(k for k, c in sorted(v1.cases.items()) if c["ret"])
+        flipped = replace(v1, cases=dict(v1.cases))
+        flipped.cases[key] = dict(v1.cases[key], ret=0, errno="0")
+        files = {"v1": v1, **files, "flipped": flipped}
+        shared = Predictions()
+        together = {f: check_file(r, shared) for f, r in files.items()}
+        self.assertEqual([(m.setting, m.case_id)
+                          for m in together["flipped"].unexplained], [key])
+        self.assertLess(len(shared._columns),
+                        sum(len(c.settled) for c in together.values()))
+        for flavor, result in files.items():
+            alone, joint = check_file(result), together[flavor]
+            self.assertEqual(dict(alone.predictions), dict(joint.predictions))
+            self.assertEqual(alone.settled, joint.settled)
+            for name in ("cases", "explained", "controls", "follow_tests",
+                         "follow_explained", "not_follow", "artifacts",
+                         "unexplained", "control_errors"):
+                self.assertEqual(getattr(alone, name), getattr(joint, name),
+                                 (flavor, name))
+
+
 class CheckTest(unittest.TestCase):
 
     def test_all_fixtures_explained(self):
