@@ -64,10 +64,19 @@ class Page(doc.PageLinks):
     suffix = ".html"
 
     def inline(self, content):
+        kind = type(content)      # the commonest first: a report's cells
+        if kind is str:
+            return escape(content)
+        if kind is list:
+            return "".join([escape(item) if type(item) is str
+                            else self.inline(item) for item in content])
+        if kind is doc.Link:
+            return '<a href="%s">%s</a>' % (escape(self.href(content.anchor)),
+                                            self.inline(content.text))
+        if kind is doc.Code:
+            return "<code>%s</code>" % escape(content.text)
         if content is None:
             return "-"
-        if isinstance(content, str):
-            return escape(content)
         if isinstance(content, (int, float)):
             return escape(str(content))
         if isinstance(content, doc.Code):
@@ -88,7 +97,10 @@ class Page(doc.PageLinks):
         if isinstance(content, doc.Mark):
             return '<span class="mark %s">%s</span>' % (
                 escape(content.kind), escape(content.kind))
-        return "".join(self.inline(item) for item in content)
+        if isinstance(content, str):
+            return escape(content)
+        return "".join([escape(item) if type(item) is str
+                        else self.inline(item) for item in content])
 
     def _cell(self, tag, value):
         if isinstance(value, doc.Cell):

@@ -19,6 +19,17 @@ class Page(doc.PageLinks):
     suffix = ".md"
 
     def inline(self, content):
+        kind = type(content)      # the commonest first: a report's cells
+        if kind is str:
+            return _escape(content)
+        if kind is list:
+            return "".join([_escape(item) if type(item) is str
+                            else self.inline(item) for item in content])
+        if kind is doc.Link:
+            return "[%s](%s)" % (self.inline(content.text),
+                                 self.href(content.anchor))
+        if kind is doc.Code:
+            return "`%s`" % content.text.replace("`", "'")
         if content is None:
             return "-"
         if isinstance(content, (str, int, float)):
@@ -39,7 +50,8 @@ class Page(doc.PageLinks):
             return "[%s](%s)" % (self.inline(content.text), content.name)
         if isinstance(content, doc.Mark):
             return "*(%s)*" % content.kind
-        return "".join(self.inline(item) for item in content)
+        return "".join([_escape(item) if type(item) is str
+                        else self.inline(item) for item in content])
 
     def _cell(self, value):
         if isinstance(value, doc.Cell):
