@@ -262,7 +262,8 @@ def join(pair, file_a, file_b):
             problems.append("case %s %s present in %s only (no %s %s in %s)"
                             % (label_b, cid, file_b.path, label_a, cid,
                                file_a.path))
-        rows.append((label_a, label_b, sorted(ids_a & ids_b)))
+        rows.append((label_a, label_b, file_a.sorted_ids(label_a)
+                     if ids_a == ids_b else sorted(ids_a & ids_b)))
     if problems:
         raise JoinError("\n".join(problems))
     return rows
@@ -299,8 +300,9 @@ class _Side:
         return self.configs[label]
 
     def predict(self, key, case):
-        if key in self.predictions:
-            return self.predictions[key]
+        prediction = self.predictions.get(key)
+        if prediction is not None:
+            return prediction
         return predict(case, self.config(key[0]))
 
 

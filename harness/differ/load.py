@@ -37,6 +37,14 @@ class ResultFile:
                 self._ids.setdefault(label, set()).add(cid)
         return self._ids.get(setting, set())
 
+    def sorted_ids(self, setting):
+        """ids(setting) in order (a list kept with them: read only)."""
+        ids = self.ids(setting)
+        key = ("sorted", setting)
+        if key not in self._ids:
+            self._ids[key] = sorted(ids)
+        return self._ids[key]
+
     def select(self, wanted):
         """[(key, case)] of the cases whose params `wanted` accepts, asked
         once per params object (the records of one id share theirs)."""
