@@ -21,6 +21,15 @@ LINKS = ('every', 'trailing')
 # its default is the only one an LSM hook can have, and the walk's for the
 # VFS.
 DIRECTORIES = ('walk', 'parent')
+# Which bits of that directory make the rule apply (optional key
+# `directory_bits`): the 2010 rule's sticky and world-writable directory
+# (S_ISVTX and S_IWOTH), or the sticky bit alone (OWLSM, 2001). And the
+# errno a refusal answers (optional key `errno`): the 2010 rule's EACCES,
+# or OWLSM's EPERM.
+DIRECTORY_BITS = ('sticky world-writable', 'sticky')
+ERRNOS = ('EACCES', 'EPERM')
+DEFAULT_DIRECTORY_BITS = DIRECTORY_BITS[0]
+DEFAULT_ERRNO = ERRNOS[0]
 PLACEHOLDER = 'FILL-IN'
 KEYS = ('describe', 'hook', 'call', 'links', 'needs', 'knob_path', 'protect',
         'polarity', 'doc', 'log_text')
@@ -53,6 +62,8 @@ class Revision:
     default: str = ''   # the knob at boot: on, off, or CONFIG_X (on when
     #                     the flavor sets X); '' says nothing
     revises: str = ''   # the revision whose posting this one revises
+    directory_bits: str = DEFAULT_DIRECTORY_BITS   # DIRECTORY_BITS
+    errno: str = DEFAULT_ERRNO                     # ERRNOS: a refusal's
 
     def boot_value(self, config_lines):
         """The knob's boot value its `default` says, or None."""
@@ -142,6 +153,15 @@ def load(name, top):
             not default.startswith('CONFIG_'):
         raise HarnessError(f'{path}: default = {default!r}; on, off, or the '
                            f'Kconfig option that turns it on (CONFIG_...)')
+    directory_bits = ' '.join(sec.get('directory_bits', '').split()) or \
+        DEFAULT_DIRECTORY_BITS
+    if directory_bits not in DIRECTORY_BITS:
+        raise HarnessError(f'{path}: directory_bits = {directory_bits!r}; '
+                           f'one of {", ".join(DIRECTORY_BITS)}')
+    errno = sec.get('errno', '').strip() or DEFAULT_ERRNO
+    if errno not in ERRNOS:
+        raise HarnessError(f'{path}: errno = {errno!r}; one of '
+                           f'{", ".join(ERRNOS)}')
     if not vals['call'].endswith('('):
         raise HarnessError(f'{path}: call = {vals["call"]!r}; a function '
                            f'call as pick_link() spells it, e.g. foo(')
@@ -153,7 +173,8 @@ def load(name, top):
                     polarity=vals['polarity'], doc=vals['doc'],
                     log_text=vals['log_text'], directory=directory,
                     default=default,
-                    revises=sec.get('revises', '').strip())
+                    revises=sec.get('revises', '').strip(),
+                    directory_bits=directory_bits, errno=errno)
 
 
 def option_set(option, config_lines):

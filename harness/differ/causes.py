@@ -15,7 +15,7 @@ from functools import lru_cache
 from dataclasses import dataclass, replace
 
 from model.flavors import FLAVOR_ORDER, STAGE_AFTER_MAINLINE, STAGE_LSM_61, STAGE_BEFORE_MAINLINE
-from model.rule import ARTIFACT_ATIME, ARTIFACT_ELOOP, OWN, predict
+from model.rule import ARTIFACT_ATIME, ARTIFACT_ELOOP, OWN, S_IWOTH, predict
 
 DEFAULT_VALUE = "default value"
 KNOB_SETTING = "knob setting"
@@ -25,6 +25,8 @@ INTERMEDIATE = "intermediate link"
 CONFIG_DEP = "config dependence"
 INTERFACE = "interface"
 LOG_TEXT = "log text"
+RULE_BITS = "rule variant: sticky bit alone"
+RULE_ERRNO = "rule variant: errno"
 ARTIFACT_ATIME_CAUSE = "porting artifact: atime touched before LSM hook"
 ARTIFACT_ELOOP_CAUSE = "porting artifact: ELOOP before LSM hook"
 CONTROL_DIFFERS = "control result differs"
@@ -70,6 +72,14 @@ CAUSES = {c.name: c for c in (
           " Kconfig differ"),
     Cause(LOG_TEXT, "design",
           "the two rules print different messages (mainline prints none)"),
+    Cause(RULE_BITS, "design",
+          "one rule judges links in every sticky directory (OWLSM, 2001:"
+          " revision.ini directory_bits = sticky), the other only in"
+          " sticky world-writable ones (the 2010 rule): they disagree in"
+          " a directory such as 1755 or 1770"),
+    Cause(RULE_ERRNO, "design",
+          "the two rules refuse with different errnos (revision.ini"
+          " errno: OWLSM's EPERM, the 2010 rule's EACCES)"),
     Cause(ARTIFACT_ATIME_CAUSE, "porting",
           "6.1 calls security_inode_follow_link() after touch_atime(), so a"
           " follow the hook refuses still updates the link's atime; in 2010"
@@ -140,7 +150,8 @@ def steps(config_a, config_b, boot):
     current = config_a
     if (current.own is None) != (config_b.own is None):
         current = replace(current, own=config_b.own, own_on=config_b.own_on,
-                          compiled=config_b.compiled, stage=config_b.stage)
+                          compiled=config_b.compiled, stage=config_b.stage,
+                          bits=config_b.bits, errno=config_b.errno)
         out.append((_STEP_RULE, current))
     if current.compiled != config_b.compiled:
         current = replace(current, compiled=config_b.compiled)
@@ -151,6 +162,12 @@ def steps(config_a, config_b, boot):
     for label, nxt in _stage_steps(current, config_b):
         current = nxt
         out.append((label, current))
+    if current.bits != config_b.bits:
+        current = replace(current, bits=config_b.bits)
+        out.append((RULE_BITS, current))
+    if current.errno != config_b.errno:
+        current = replace(current, errno=config_b.errno)
+        out.append((RULE_ERRNO, current))
     if current.own != config_b.own:
         current = replace(current, own=config_b.own)
         out.append((LOG_TEXT, current))
@@ -217,14 +234,21 @@ def _artifact_label(before, after):
 def _rule_label(case, mainline_on, before, after):
     """Name the step that adds or removes the revision's own rule (one
     side is base): it decided at an intermediate link, at a trailing link
-    while mainline's knob is off, or at a trailing link that mainline
-    refuses too (then only which rule refuses differs)."""
+    in a sticky directory that is not world-writable (which mainline's
+    rule never judges: the rule asks for the sticky bit alone), at a
+    trailing link while mainline's knob is off, or at a trailing link
+    that mainline refuses too (then only which rule refuses differs)."""
     own = next((p for p in (before, after) if p.decider == OWN), None)
     links = case["params"].get("links") or []
     if own is None or own.link is None or own.link >= len(links):
         return UNEXPLAINED
     if links[own.link]["kind"] == "intermediate":
         return INTERMEDIATE
+    if not int(links[own.link]["dir_mode"], 8) & S_IWOTH:
+        # a sticky directory that is not world-writable: only a rule that
+        # asks for the sticky bit alone (OWLSM) refuses there, mainline's
+        # may_follow_link() never
+        return RULE_BITS
     return PLACEMENT if mainline_on else MAINLINE_OFF
 
 

@@ -52,6 +52,10 @@ class Flavor:
     extra: bool = False
     describe: str = ""          # flavors.ini's one line about it
     revises: str = ""           # the revision its own rule's posting revises
+    # revision.ini's rule variant: the directory bits that make the rule
+    # apply, and the errno of its refusal (the 2010 rule's by default)
+    directory_bits: str = _revision.DEFAULT_DIRECTORY_BITS
+    errno: str = _revision.DEFAULT_ERRNO
 
     def own_protects(self, knobs):
         """Is the own rule switched on by these knob values?"""
@@ -96,7 +100,8 @@ def from_ini(ini):
                   boot_default=_boot_default(ini), polarity=rule.polarity,
                   doc=rule.doc, kconfig=_kconfig(ini),
                   log_text=rule.log_text or None, extra=ini.extra,
-                  describe=ini.describe, revises=rule.revises)
+                  describe=ini.describe, revises=rule.revises,
+                  directory_bits=rule.directory_bits, errno=rule.errno)
 
 
 def modelled(ini):

@@ -18,8 +18,8 @@ this module only arranges which link a probe rule refuses.
 """
 
 from .flavors import STAGE_BEFORE_MAINLINE, UIDS
-from .rule import (DAC_SEARCH, REAL_ID_OPS, Config, predict,
-                    search_position, uid_of)
+from .rule import (DAC_SEARCH, DEFAULT_DIRECTORY_BITS, DEFAULT_ERRNO,
+                    REAL_ID_OPS, Config, predict, search_position, uid_of)
 
 NO_LINK = "follows no link"
 SEARCH_FIRST = "DAC refuses the walk before the first link"
@@ -37,7 +37,8 @@ def _walk_fsuid(params):
 
 
 def _refusing_owner(link, fsuid):
-    """An owner name the 2010 rule refuses for `fsuid` in this dir."""
+    """An owner name the 2010 rule refuses for `fsuid` in this dir (and
+    OWLSM's: both ask the same of the owners)."""
     for name, uid in sorted(UIDS.items()):
         if uid != fsuid and uid != uid_of(link["dir_owner"]):
             return name
@@ -46,7 +47,10 @@ def _refusing_owner(link, fsuid):
 
 def probe_case(case, index):
     """A copy of `case` in which the 2010 rule refuses link `index` and
-    no other link; the directories are searched where they were."""
+    no other link; the directories are searched where they were.  The
+    refused link's directory is sticky and world-writable (1777), the
+    others are neither (0777), so a rule that asks for the sticky bit
+    alone (directory_bits = sticky) refuses the same link."""
     params = dict(case["params"])
     links = params.get("links") or []
     params["search"] = [dict(entry, after_links=search_position(entry,
@@ -61,18 +65,23 @@ def probe_case(case, index):
 
 
 def refusal_points(link, config):
-    """The stages at which a rule in force would refuse this link."""
+    """The stages at which a rule in force would refuse this link, each
+    with that rule's variant (directory bits, errno): the own rule's from
+    its revision.ini, mainline's the 2010 rule's."""
+    mainline = (MAINLINE_POINT, DEFAULT_DIRECTORY_BITS, DEFAULT_ERRNO)
     points = []
     if config.own_active:
-        points.append(config.stage)
+        points.append((config.stage, config.bits, config.errno))
     if config.mainline and link["kind"] == "trailing":
-        points.append(MAINLINE_POINT)
-    return points or [MAINLINE_POINT]
+        points.append(mainline)
+    return points or [mainline]
 
 
-def _refused(case, index, stage, config):
+def _refused(case, index, point, config):
+    stage, bits, errno = point
     probe = Config(mainline=False, own=config.own or "probe", own_on=True,
-                   compiled=True, stage=stage, links=config.links)
+                   compiled=True, stage=stage, links=config.links,
+                   bits=bits, errno=errno)
     return predict(probe_case(case, index), probe)
 
 
@@ -88,12 +97,12 @@ def judge(case, config, memo=None):
     if allowed is None:
         allowed = memo["allowed"] = predict(case, Config(mainline=False))
     for index, link in enumerate(links):
-        for stage in refusal_points(link, config):
-            key = (index, stage, config.links)
+        for point in refusal_points(link, config):
+            key = (index, point, config.links)
             refused = memo.get(key)
             if refused is None:
                 # the probe's outcome, which its rule's name never changes
-                refused = memo[key] = _refused(case, index, stage,
+                refused = memo[key] = _refused(case, index, point,
                                                config).outcome()
             if refused != allowed.outcome():
                 return True, None

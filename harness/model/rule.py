@@ -29,10 +29,17 @@ from .control import (CHOWN_UID, CHOWN_UID_DEFAULT, REAL_ID_OPS,
                       ControlError, predict_control)
 from .flavors import (FLAVORS, MAINLINE_KNOB, STAGE_AFTER_MAINLINE, STAGE_LSM_61,
                       STAGE_BEFORE_MAINLINE, UIDS)
+from revision import (DEFAULT_DIRECTORY_BITS, DEFAULT_ERRNO,
+                      DIRECTORY_BITS)
 from .table import TABLE, ops_with
 
 S_ISVTX = 0o1000
 S_IWOTH = 0o0002
+# revision.ini's directory_bits: the mode bits a directory must all have
+# for a rule to judge the links in it.
+BITS = {"sticky world-writable": S_ISVTX | S_IWOTH,    # 2010, mainline
+        "sticky": S_ISVTX}                             # OWLSM (2001)
+assert set(BITS) == set(DIRECTORY_BITS)
 
 # What an op does to the link its path names (cases.def OP: on the link):
 # these act on the link in its directory; "eloop" and "eexist" answer so
@@ -85,6 +92,9 @@ class Config:
     compiled: bool = False
     stage: Optional[str] = None
     links: str = "every"                 # which links the own rule checks
+    # the own rule's variant (revision.ini directory_bits and errno)
+    bits: str = DEFAULT_DIRECTORY_BITS
+    errno: str = DEFAULT_ERRNO
 
     @property
     def own_active(self):
@@ -98,14 +108,17 @@ class Config:
         never the log's name)."""
         if not self.own_active:
             return (self.mainline, None, None, self.links)
-        return (self.mainline, self.own, self.stage, self.links)
+        return (self.mainline, self.own, self.stage, self.links,
+                self.bits, self.errno)
 
     @cached_property
     def probed(self):
         """What predict() and followtest.judge() read but the own rule's
         name, which only a Prediction's log carries."""
-        return (self.mainline, self.own_active,
-                self.stage if self.own_active else None, self.links)
+        if not self.own_active:
+            return (self.mainline, False, None, self.links)
+        return (self.mainline, True, self.stage, self.links, self.bits,
+                self.errno)
 
 
 @dataclass(frozen=True)
@@ -136,7 +149,8 @@ def config_for(flavor_name, knobs):
     return Config(mainline=knobs.get(MAINLINE_KNOB) == 1,
                   own=flavor.own, own_on=flavor.own_protects(knobs),
                   compiled=flavor.compiled, stage=flavor.stage,
-                  links=flavor.links)
+                  links=flavor.links, bits=flavor.directory_bits,
+                  errno=flavor.errno)
 
 
 def uid_of(name):
@@ -146,12 +160,16 @@ def uid_of(name):
         raise ModelError("unknown owner name %r" % (name,)) from None
 
 
-def sticky_denies(link, fsuid):
-    """The 2010 rule, shared by every revision and by mainline."""
+def sticky_denies(link, fsuid, bits=DEFAULT_DIRECTORY_BITS):
+    """The 2010 rule, shared by mainline and every revision that keeps
+    revision.ini's default directory_bits: the link's owner is neither the
+    follower's fsuid nor the directory's owner, in a sticky world-writable
+    directory.  bits = "sticky" is OWLSM's rule (2001): a sticky directory,
+    world-writable or not."""
     owner = uid_of(link["owner"])
     mode = int(link["dir_mode"], 8)
-    sticky_ww = mode & (S_ISVTX | S_IWOTH) == (S_ISVTX | S_IWOTH)
-    return (fsuid != owner and sticky_ww
+    need = BITS[bits]
+    return (fsuid != owner and mode & need == need
             and uid_of(link["dir_owner"]) != owner)
 
 
@@ -209,17 +227,18 @@ class _Walk:
         config = self.config
         return (config.own_active and config.stage == stage
                 and (config.links == "every" or link["kind"] == "trailing")
-                and sticky_denies(link, self.fsuid))
+                and sticky_denies(link, self.fsuid, config.bits))
 
     def follow(self, index, link, no_symlinks):
         """Steps of pick_link() for one link; a Prediction if it fails."""
+        own_errno = self.config.errno
         if self.own_denies(link, STAGE_BEFORE_MAINLINE):
-            return self.result("EACCES", OWN, index, self.config.own)
+            return self.result(own_errno, OWN, index, self.config.own)
         if (self.config.mainline and link["kind"] == "trailing"
                 and sticky_denies(link, self.fsuid)):
             return self.result("EACCES", MAINLINE, index)
         if self.own_denies(link, STAGE_AFTER_MAINLINE):
-            return self.result("EACCES", OWN, index, self.config.own)
+            return self.result(own_errno, OWN, index, self.config.own)
         if no_symlinks:
             if self.own_denies(link, STAGE_LSM_61):
                 self.artifacts.append(ARTIFACT_ELOOP)
@@ -229,7 +248,7 @@ class _Walk:
         if self.own_denies(link, STAGE_LSM_61):
             if index == 0 and not self.noatime:
                 self.artifacts.append(ARTIFACT_ATIME)
-            return self.result("EACCES", OWN, index, self.config.own)
+            return self.result(own_errno, OWN, index, self.config.own)
         return None
 
     def search(self, entries):
