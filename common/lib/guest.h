@@ -35,7 +35,7 @@ void setuid_exec_stop(void);
 
 /* knobs.c: mainline's knobs first, then every revision's (KNOBS_PATH) */
 #define KNOBS_PATH "/etc/sticky/knobs"
-#define MAX_KNOB 8
+#define MAX_KNOB 16
 enum { KN_PS, KN_PH };
 extern const char *knob_names[MAX_KNOB];
 extern const char *knob_paths[MAX_KNOB];
