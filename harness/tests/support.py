@@ -16,18 +16,20 @@ if HARNESS not in sys.path:
 
 UID = {"root": 0, "A": 1000, "B": 1001}
 FLAVORS = ("base", "v1", "v1-nosec", "v2", "v3", "v3y", "yama", "grsec",
-           "v1-hook61")
+           "owlsm", "v1-hook61")
 OWN_SETTINGS = ("boot", "ps0-own0", "ps0-own1", "ps1-own0", "ps1-own1")
 BASE_SETTINGS = ("boot", "ps0-own-", "ps1-own-")
 
 # Knobs per flavor and setting (what the suite reads back): boot values of
 # protected_symlinks, weak-sticky-symlinks (v1: 0 protects),
-# protected-sticky-symlinks, kernel/yama/protected_sticky_symlinks and
-# kernel/grsecurity/linking_restrictions.
+# protected-sticky-symlinks, kernel/yama/protected_sticky_symlinks,
+# kernel/grsecurity/linking_restrictions and
+# kernel/owlsm/follow_link_restrictions.
 BOOT_KNOBS = ("protected_symlinks", "weak_sticky_symlinks",
               "protected_sticky_symlinks",
               "kernel_yama_protected_sticky_symlinks",
-              "kernel_grsecurity_linking_restrictions")
+              "kernel_grsecurity_linking_restrictions",
+              "kernel_owlsm_follow_link_restrictions")
 
 
 def _boot():
@@ -59,11 +61,11 @@ def predict_id(cid, flavor, setting, **ids):
 
 def knobs(flavor, setting):
     if setting == "boot":
-        ps, weak, prot, yama, grsec = BOOT[flavor]
+        ps, weak, prot, yama, grsec, owlsm = BOOT[flavor]
     else:
         ps = int(setting[2])
         own = setting[-1]
-        weak, prot, yama, grsec = BOOT[flavor][1:]
+        weak, prot, yama, grsec, owlsm = BOOT[flavor][1:]
         if own != "-":
             if weak is not None:
                 weak = 1 - int(own)
@@ -73,12 +75,15 @@ def knobs(flavor, setting):
                 yama = int(own)
             if grsec is not None:
                 grsec = int(own)
+            if owlsm is not None:
+                owlsm = int(own)
     hard = 1 if setting == "boot" else 0
     return {"protected_symlinks": ps, "protected_hardlinks": hard,
             "protected_fifos": 0, "protected_regular": 0,
             "weak_sticky_symlinks": weak, "protected_sticky_symlinks": prot,
             "kernel_yama_protected_sticky_symlinks": yama,
-            "kernel_grsecurity_linking_restrictions": grsec}
+            "kernel_grsecurity_linking_restrictions": grsec,
+            "kernel_owlsm_follow_link_restrictions": owlsm}
 
 
 def link(dir_mode="1777", dir_owner="root", owner="A", kind="trailing"):
@@ -143,7 +148,8 @@ ALLOW = {f: "ok+ " * (3 if f == "base" else 5) for f in FLAVORS}
 TRUTH = {
     "core-B": {"base": "E- ok+ E-", "v1": "E- ok+ E- E- E-",
                "v1-nosec": "E- ok+ ok+ E- E-", "v3": "E- ok+ E- E- E-",
-               "v3y": "E- ok+ E- E- E-", "v1-hook61": "E- ok+ E+ E- E-"},
+               "v3y": "E- ok+ E- E- E-", "v1-hook61": "E- ok+ E+ E- E-",
+               "owlsm": "E- ok+ P- E- E-"},
     "core-A": ALLOW,
     "dirown-B": ALLOW,
     "nosticky-B": ALLOW,
@@ -152,13 +158,16 @@ TRUTH = {
     "inter-B": {"base": "ok+ ok+ ok+", "v1": "E- ok+ E- ok+ E-",
                 "v1-nosec": "ok+ ok+ ok+ ok+ ok+",
                 "v3": "ok+ ok+ E- ok+ E-", "v3y": "E- ok+ E- ok+ E-",
-                "v1-hook61": "E+ ok+ E+ ok+ E+"},
+                "v1-hook61": "E+ ok+ E+ ok+ E+",
+                "owlsm": "P- ok+ P- ok+ P-"},
     "nsf-trail-B": {"base": "E- L- E-", "v1": "E- L- E- E- E-",
                     "v1-nosec": "E- L- L- E- E-", "v3": "E- L- E- E- E-",
-                    "v3y": "E- L- E- E- E-", "v1-hook61": "E- L- L- E- E-"},
+                    "v3y": "E- L- E- E- E-", "v1-hook61": "E- L- L- E- E-",
+                    "owlsm": "E- L- P- E- E-"},
     "nsf-inter-B": {"base": "L- L- L-", "v1": "E- L- E- L- E-",
                     "v1-nosec": "L- L- L- L- L-", "v3": "L- L- E- L- E-",
-                    "v3y": "E- L- E- L- E-", "v1-hook61": "L- L- L- L- L-"},
+                    "v3y": "E- L- E- L- E-", "v1-hook61": "L- L- L- L- L-",
+                    "owlsm": "P- L- P- L- P-"},
     "unlink-B": {f: "P. " * (3 if f == "base" else 5) for f in FLAVORS},
     "search-B": {f: "E- " * (3 if f == "base" else 5) for f in FLAVORS},
     "ctrl-A": {f: "E+ " * (3 if f == "base" else 5) for f in FLAVORS},
@@ -201,6 +210,8 @@ LOG_TEXT = {
 LOG_TEXT["v2"] = LOG_TEXT["v1"]     # v2 revises v1: the same message
 LOG_TEXT["grsec"] = ("grsec: not following symlink owned by 1000 by %s"
                      " (fsuid 1001)")
+LOG_TEXT["owlsm"] = ("Security: not followed symlink of 1000 by FSUID 1001,"
+                     " process %s")
 
 
 AUDIT = ('audit: type=1702 audit(T): op=follow_link ppid=P pid=P'
@@ -215,7 +226,13 @@ RATELIMITED_IN = {"v1": "cap_inode_follow_link",
                   "v2": "cap_inode_follow_link",
                   "v3": "may_follow_sticky_link",
                   "yama": "yama_inode_follow_link",
-                  "grsec": "gr_handle_follow_link"}
+                  "grsec": "gr_handle_follow_link",
+                  "owlsm": "owlsm_inode_follow_link"}
+
+
+# The errno of a refusal by the own rule (revision.ini errno; EACCES
+# unless named): OWLSM's is EPERM.
+OWN_ERRNO = {"owlsm": "EPERM"}
 
 
 def log_records(flavor):
@@ -224,7 +241,7 @@ def log_records(flavor):
     on: mainline refuses first and audits), and 'release' after the
     ratelimit's interval: 101 denials, 10 messages, 91 suppressed."""
     own = {"v1": "v1", "v2": "v2", "v3": "v3", "v3y": "v3",
-           "yama": "yama", "grsec": "grsec",
+           "yama": "yama", "grsec": "grsec", "owlsm": "owlsm",
            "v1-hook61": "v1"}.get(flavor)
     setting = LOG_SETTING.get(flavor, "ps0-own1")
     # v1-nosec: the rule is compiled out and mainline is off at ps0.
@@ -250,7 +267,8 @@ def log_records(flavor):
                     "denials": denials, "received": len(messages),
                     "audit_record": AUDIT % comm if mainline else None,
                     "ret": 0 if ok else -1,
-                    "errno": "0" if ok else "EACCES",
+                    "errno": "0" if ok else
+                    OWN_ERRNO.get(own, "EACCES") if messages else "EACCES",
                     "completed": True})
     return out
 
@@ -269,6 +287,8 @@ def sysctl_records(flavor):
              "/proc/sys/kernel/yama/protected_sticky_symlinks",
              "kernel_grsecurity_linking_restrictions":
              "/proc/sys/kernel/grsecurity/linking_restrictions",
+             "kernel_owlsm_follow_link_restrictions":
+             "/proc/sys/kernel/owlsm/follow_link_restrictions",
              "protected_symlinks": "/proc/sys/fs/protected_symlinks"}
     for knob, path in paths.items():
         boot = 1 if knob == "protected_symlinks" else \

@@ -40,6 +40,16 @@ class CommittedPairsTest(unittest.TestCase):
         self.assertEqual(set(differ), {causes.ARTIFACT_ATIME_CAUSE,
                                        causes.ARTIFACT_ELOOP_CAUSE})
 
+    def test_owlsm_differs_from_v1_by_its_rule_variant_only(self):
+        # OWLSM asks for the sticky bit alone and answers EPERM; v1 asks
+        # for sticky and world-writable and answers EACCES, at one place.
+        differ, _ = run("v1 vs owlsm (what Kees changed from OWLSM:"
+                        " world-writable added, EACCES)")
+        joined = causes.JOIN.join((causes.RULE_BITS, causes.RULE_ERRNO))
+        self.assertEqual(set(differ), {causes.RULE_BITS, causes.RULE_ERRNO,
+                                       joined})
+        self.assertGreater(differ[causes.RULE_ERRNO], 0)
+
 
 if __name__ == "__main__":
     unittest.main()

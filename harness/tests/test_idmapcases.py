@@ -179,7 +179,7 @@ class TestFlavors(unittest.TestCase):
         want = {'base': ic.RULE_NONE, 'v1': ic.RULE_RAW,
                 'v1-nosec': ic.RULE_NONE, 'v3': ic.RULE_MAPPED,
                 'v3y': ic.RULE_MAPPED, 'yama': ic.RULE_RAW,
-                'grsec': ic.RULE_MAPPED_PARENT}
+                'grsec': ic.RULE_MAPPED_PARENT, 'owlsm': ic.RULE_RAW}
         for name, rule in want.items():
             with self.subTest(flavor=name):
                 self.assertEqual(ic.rule_of(self.flavors[name]), rule)
@@ -193,6 +193,9 @@ class TestFlavors(unittest.TestCase):
             want = {None: ic.RULE_NONE, 'v1': ic.RULE_RAW, 'v2': ic.RULE_RAW,
                     'yama': ic.RULE_RAW, 'v3': ic.RULE_MAPPED,
                     'grsec': ic.RULE_MAPPED_PARENT,
+                    # OWLSM's hook reads raw owners as v1's; its EPERM
+                    # and sticky-only test are not modelled here
+                    'owlsm': ic.RULE_RAW,
                     }[d.own if d.compiled else None]
             with self.subTest(flavor=name):
                 self.assertEqual(ic.rule_of(f), want)
@@ -207,7 +210,8 @@ class TestFlavors(unittest.TestCase):
             'fs/weak-sticky-symlinks': '0',
             'fs/protected-sticky-symlinks': 'absent',
             'kernel/yama/protected_sticky_symlinks': 'absent',
-            'kernel/grsecurity/linking_restrictions': 'absent'})
+            'kernel/grsecurity/linking_restrictions': 'absent',
+            'kernel/owlsm/follow_link_restrictions': 'absent'})
         self.assertEqual(by['ps1-own0']['fs/weak-sticky-symlinks'], '1')
         v3 = {s.label: dict(s.knobs) for s in
               ic.settings(self.flavors['v3'], self.owns)}
@@ -222,7 +226,8 @@ class TestFlavors(unittest.TestCase):
             'fs/weak-sticky-symlinks': 'absent',
             'fs/protected-sticky-symlinks': 'absent',
             'kernel/yama/protected_sticky_symlinks': 'absent',
-            'kernel/grsecurity/linking_restrictions': 'absent'})
+            'kernel/grsecurity/linking_restrictions': 'absent',
+            'kernel/owlsm/follow_link_restrictions': 'absent'})
 
     def test_plan_lines(self):
         f = self.flavors['v3']
