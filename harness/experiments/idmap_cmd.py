@@ -108,7 +108,8 @@ def run_one(args, flavor, outdir):
         return False
     setting_list = ic.settings(flavor, own_knobs(args.flavors_file or
                                                  flv.INI))
-    plan = ic.plan_text(flavor.name, rule, setting_list)
+    errno = ic.errno_of(flavor)
+    plan = ic.plan_text(flavor.name, rule, setting_list, errno=errno)
     d = os.path.join(args.build_dir, 'idmap')
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, f'{flavor.name}.plan'), 'w',
@@ -134,7 +135,7 @@ def run_one(args, flavor, outdir):
     with open(out.console, encoding='utf-8', errors='replace') as f:
         console = f.read().replace('\r', '')
     rows, problems = idmapjudge.judge(rule, setting_list, recs, console,
-                                      out.status)
+                                      out.status, errno=errno)
     failed = [r for r in rows if not r['ok']]
     obj = {'flavor': flavor.name, 'rule': rule,
            'rule_from_flavor': ic.rule_of(flavor),

@@ -280,17 +280,26 @@ OWN_REFUSES = {RULE_NONE: lambda case, idmap: False,
                RULE_MAPPED_PARENT: mapped_parent_refuses}
 
 
-def predict(rule, ps, own, case, idmap=MAP):
+def predict(rule, ps, own, case, idmap=MAP, errno='EACCES'):
     """(ret, errno name) of open(O_RDONLY) through the case's link with
     fs.protected_symlinks = ps and the own rule on (own true) or off.
-    Mainline's check applies to a trailing link only; both own rules
-    check every link followed."""
+    Mainline's check applies to a trailing link only and comes first
+    (EACCES); the own rules check every link followed and refuse with
+    `errno` (the revision's: OWLSM's EPERM).  Every fixture directory is
+    sticky and world-writable or not sticky at all, where a rule of the
+    sticky bit alone (revision.ini directory_bits) judges alike."""
     if rule not in OWN_REFUSES:
         raise ValueError(f'unknown rule {rule!r}; rules: {", ".join(RULES)}')
-    refused = (ps and case.position == 'trail' and
-               mapped_refuses(case, idmap)) or \
-        (own and OWN_REFUSES[rule](case, idmap))
-    return (-1, 'EACCES') if refused else (0, '0')
+    if ps and case.position == 'trail' and mapped_refuses(case, idmap):
+        return (-1, 'EACCES')
+    if own and OWN_REFUSES[rule](case, idmap):
+        return (-1, errno)
+    return (0, '0')
+
+
+def errno_of(flavor):
+    """The errno the flavor's own rule refuses with."""
+    return flavor.rule.errno if flavor.rule is not None else 'EACCES'
 
 
 def rule_of(flavor):
@@ -336,14 +345,15 @@ def settings(flavor, own_knobs):
     return out
 
 
-def expectations(rule, setting_list, cases=CASES, idmap=MAP):
+def expectations(rule, setting_list, cases=CASES, idmap=MAP,
+                 errno='EACCES'):
     """{(setting label, case id): (ret, errno)}."""
-    return {(s.label, c.id): predict(rule, s.ps, s.own, c, idmap)
+    return {(s.label, c.id): predict(rule, s.ps, s.own, c, idmap, errno)
             for s in setting_list for c in cases}
 
 
 def plan_text(flavor, rule, setting_list, cases=CASES, idmap=MAP,
-              limits=LIMITS):
+              limits=LIMITS, errno='EACCES'):
     """The guest's plan (common/programs/idmap.c reads it)."""
     lines = [f'# {flavor}: rule {rule} (harness/experiments/idmapcases.py)',
              'map ' + ' '.join(str(x) for x in idmap)]
@@ -357,7 +367,7 @@ def plan_text(flavor, rule, setting_list, cases=CASES, idmap=MAP,
         lines.append(f'setting {s.label}')
         lines += [f'knob {k} {v}' for k, v in s.knobs]
         for c in cases:
-            ret, err = predict(rule, s.ps, s.own, c, idmap)
+            ret, err = predict(rule, s.ps, s.own, c, idmap, errno)
             fx = c.fixture
             lines.append(f'case {c.id} {c.mount} {fx.name} '
                          f'{c.position} {c.fsuid} '

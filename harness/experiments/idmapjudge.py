@@ -106,7 +106,7 @@ def _limit_row(limit, rec):
 
 
 def judge(rule, setting_list, records, console='', status=None,
-          cases=ic.CASES, idmap=ic.MAP, limits=ic.LIMITS):
+          cases=ic.CASES, idmap=ic.MAP, limits=ic.LIMITS, errno='EACCES'):
     """Returns (rows, problems): one row per (setting, case) with the
     prediction, the observation and its problems, then one per limit;
     problems of the run as a whole (settings, errors, stray records,
@@ -134,7 +134,7 @@ def judge(rule, setting_list, records, console='', status=None,
     rows = []
     for s in setting_list:
         for c in cases:
-            want = ic.predict(rule, s.ps, s.own, c, idmap)
+            want = ic.predict(rule, s.ps, s.own, c, idmap, errno)
             rec = case_recs.pop((s.label, c.id), None)
             bad = _case_problems(c, want, rec, idmap)
             rows.append({'setting': s.label, 'id': c.id,

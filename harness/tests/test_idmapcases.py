@@ -164,6 +164,26 @@ class TestPredict(unittest.TestCase):
         self.assertEqual(ic.predict(ic.RULE_MAPPED, 1, True, two), DENY)
         self.assertEqual(ic.predict(ic.RULE_NONE, 1, True, two), ALLOW)
 
+    def test_the_own_rules_errno(self):
+        """OWLSM's rule refuses with EPERM; mainline's check, first on a
+        trailing link, with EACCES."""
+        one = case('idmap/d1777-0-l1000/f11000/trail')
+        two = case('idmap/d1777-5000-l5000/f0/trail')
+        self.assertEqual(ic.predict(ic.RULE_RAW, 0, True, one, errno='EPERM'),
+                         (-1, 'EPERM'))
+        self.assertEqual(ic.predict(ic.RULE_RAW, 1, True, two, errno='EPERM'),
+                         DENY)
+        self.assertEqual(ic.errno_of(flv.load()['owlsm']), 'EPERM')
+        self.assertEqual(ic.errno_of(flv.load()['v1']), 'EACCES')
+
+    def test_no_fixture_tells_the_directory_bits_apart(self):
+        """Sticky and world-writable, or not sticky: a rule of the sticky
+        bit alone judges every fixture as the 2010 rule does."""
+        for fx in ic.FIXTURES:
+            for mode in (fx.mode, fx.parent[0]):
+                bits = int(mode, 8) & 0o1002
+                self.assertIn(bits, (0o1002, 0, 0o0002), (fx, mode))
+
     def test_unknown_rule(self):
         with self.assertRaises(ValueError):
             ic.predict('v2', 1, True, ic.CASES[0])
@@ -194,7 +214,8 @@ class TestFlavors(unittest.TestCase):
                     'yama': ic.RULE_RAW, 'v3': ic.RULE_MAPPED,
                     'grsec': ic.RULE_MAPPED_PARENT,
                     # OWLSM's hook reads raw owners as v1's; its EPERM
-                    # and sticky-only test are not modelled here
+                    # is errno_of()'s, its sticky-only test agrees with
+                    # the 2010 rule on every fixture
                     'owlsm': ic.RULE_RAW,
                     }[d.own if d.compiled else None]
             with self.subTest(flavor=name):
