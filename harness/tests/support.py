@@ -47,6 +47,21 @@ def _boot():
 BOOT = _boot()
 
 
+# A revision.ini with every required key; {hook} and {extra} to fill.
+REVISION_INI = '''[revision]
+describe = x
+hook = {hook}
+call = f(
+links = every
+needs =
+knob_path = /proc/sys/fs/x
+protect = 1
+polarity = protected
+doc = d
+log_text =
+{extra}'''
+
+
 def predict_id(cid, flavor, setting, **ids):
     """The model's outcome for a suite case id (its parameters come from the
     id, `ids` overrides some), in a flavor and setting of the suite."""

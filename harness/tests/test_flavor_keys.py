@@ -6,23 +6,11 @@ import shutil
 import tempfile
 import unittest
 
-import support  # noqa: F401  (puts harness/ on sys.path)
+import support
 import flavors as flv
 import revision as rev_mod
 from stages import HarnessError
 
-REV = '''[revision]
-describe = x
-hook = {hook}
-call = f(
-links = every
-needs =
-knob_path = /proc/sys/fs/x
-protect = 1
-polarity = protected
-doc = d
-log_text =
-{extra}'''
 
 
 class RevisionDirectoryTest(unittest.TestCase):
@@ -34,7 +22,7 @@ class RevisionDirectoryTest(unittest.TestCase):
     def load(self, hook, extra=''):
         with open(os.path.join(self.top, 'r', 'revision.ini'), 'w',
                   encoding='utf-8') as f:
-            f.write(REV.format(hook=hook, extra=extra))
+            f.write(support.REVISION_INI.format(hook=hook, extra=extra))
         return rev_mod.load('r', self.top)
 
     def test_defaults_follow_what_the_placement_can_read(self):

@@ -25,18 +25,6 @@ from model.flavors import FLAVORS, STAGE_AFTER_MAINLINE
 from model.rule import OWN, MAINLINE, Config, config_for, predict, \
     sticky_denies
 
-REV = '''[revision]
-describe = x
-hook = lsm
-call = f(
-links = every
-needs =
-knob_path = /proc/sys/fs/x
-protect = 1
-polarity = protected
-doc = d
-log_text =
-{extra}'''
 
 OWLSM = Config(mainline=False, own="owlsm", own_on=True, compiled=True,
                stage=STAGE_AFTER_MAINLINE, bits="sticky", errno="EPERM")
@@ -53,7 +41,7 @@ class RevisionKeysTest(unittest.TestCase):
     def load(self, extra=''):
         with open(os.path.join(self.top, 'r', 'revision.ini'), 'w',
                   encoding='utf-8') as f:
-            f.write(REV.format(extra=extra))
+            f.write(support.REVISION_INI.format(hook="lsm", extra=extra))
         return rev_mod.load('r', self.top)
 
     def test_defaults_are_the_2010_rule(self):
