@@ -9,6 +9,7 @@ prefix costs little more than the files its patches leave out.
 
 import dataclasses
 import os
+import re
 
 from flavors import flavor_patches, pick
 from kernel import kernels
@@ -16,12 +17,37 @@ from stages import HarnessError, log
 
 
 def prefixes(flavor, top):
-    """[(name, flavor)] of the proper prefixes of the flavor's series."""
-    names = [os.path.basename(p) for p in flavor_patches(flavor, top)]
+    """[(name, flavor)] of the proper prefixes of the flavor's series,
+    each configured without the flavor's lines for the Kconfig symbols
+    that only the patches left out define (OWLSM's SECURITY_OWLSM comes
+    with its patch 2: patch 1 is built without it)."""
+    paths = flavor_patches(flavor, top)
+    names = [os.path.basename(p) for p in paths]
     return [(f'{flavor.name}@{k}',
              dataclasses.replace(flavor, name=f'{flavor.name}@{k}',
-                                 patches=tuple(names[:k])))
+                                 patches=tuple(names[:k]),
+                                 config=_without(flavor.config,
+                                                 _defined(paths[k:]))))
             for k in range(1, len(names))]
+
+
+def _defined(paths):
+    """The Kconfig symbols the patches add a `config` entry for."""
+    out = set()
+    for path in paths:
+        with open(path, encoding='utf-8') as f:
+            out |= set(KCONFIG_ENTRY.findall(f.read()))
+    return out
+
+
+def _without(lines, symbols):
+    """Config lines less those that set one of `symbols`."""
+    return tuple(line for line in lines
+                 if not any(re.search(rf'\bCONFIG_{s}\b', line)
+                            for s in symbols))
+
+
+KCONFIG_ENTRY = re.compile(r'^\+\s*(?:menu)?config\s+(\w+)\s*$', re.M)
 
 
 def run(build, top, stages, ini=None):

@@ -196,6 +196,10 @@ def new_findings(patched, base):
             for _ in range(left[f])]
 
 
+# the base's findings in a file it does not have
+NOTHING_FOUND = {'sparse': [], 'W=1': []}
+
+
 def default_flavors(all_flavors):
     """Every default flavor with a series: a config that switches code of
     the series off (v1-nosec) can warn where its sibling does not. Fixture
@@ -221,8 +225,11 @@ def cmd_static_check(args):
         trees = {f.name: (tree.worktree(args.build_dir, f, args.top, stages),
                           touched_objects(flv.flavor_patches(f, args.top)))
                  for f in chosen if f.series}
+        # a file the series adds has no base to compare with: every
+        # finding in it is new
         sources = {(t, o[:-2] + '.c') for src, objs in trees.values()
-                   for o in objs for t in (src, base_src)}
+                   for o in objs for t in (src, base_src)
+                   if os.path.exists(os.path.join(t, o[:-2] + '.c'))}
         with stages.stage('static', f'coccicheck on {len(sources)} '
                           f'file(s), the base tree\'s included'):
             cocci = coccicheck.findings(sorted(sources), args.build_dir,
@@ -241,7 +248,9 @@ def cmd_static_check(args):
                     if target not in cache:
                         cache[target] = check_cached(
                             base_src, base_obj, args.build_dir, target,
-                            not args.no_cache)
+                            not args.no_cache) if os.path.exists(
+                                os.path.join(base_src, target[:-2] + '.c')
+                            ) else (NOTHING_FOUND, False)
                     theirs = cache[target][0]
                     kept = [n for n, k in ((f.name, mine_kept),
                                            (base.name, cache[target][1]))
@@ -252,7 +261,8 @@ def cmd_static_check(args):
                             f'and tools)')
                 c = target[:-2] + '.c'
                 mine = dict(mine, coccicheck=cocci[(src, c)])
-                theirs = dict(theirs, coccicheck=cocci[(base_src, c)])
+                theirs = dict(theirs,
+                              coccicheck=cocci.get((base_src, c), []))
                 for tool in ('sparse', 'W=1', 'coccicheck'):
                     new = new_findings(mine[tool], theirs[tool])
                     bad += len(new)
