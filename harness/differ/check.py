@@ -257,8 +257,9 @@ class _Column:
         self.artifacts = {}
         self.predictions = {}       # id -> Prediction
         self.settled = {}           # id -> (observed, decider, log)
-        self.unexplained = []       # (id, observed, Prediction or text,
-        self.control_errors = []    # (id, problem, params)     params)
+        # (id, observed, Prediction or the model's error text, params)
+        self.unexplained = []
+        self.control_errors = []    # (id, problem, params)
 
     def _control(self, case, problem):
         if problem:
