@@ -83,8 +83,11 @@ def add_checks(sub):
                    help='only the configurations marked check = yes')
     p.set_defaults(func=cmd_config_sweep)
     p = sub.add_parser('range-diff',
-                       help='git range-diff of the series of the first '
-                       'pair in harness/pairs.ini')
+                       help='git range-diff of each step of '
+                       'harness/lineage.ini (or of two flavors A B) into '
+                       'build/range-diff/A..B.txt, from the series files')
+    p.add_argument('pair', nargs='*', metavar='A B',
+                   help='two flavors with a series (default: every step)')
     p.set_defaults(func=cmd_range_diff)
 
 
@@ -161,9 +164,11 @@ def cmd_config_sweep(args):
 
 
 def cmd_range_diff(args):
-    a, b = rangediff.first_pair()
-    out = rangediff.write(args.build_dir, a, b)
-    log(f'range-diff {a}..{b} -> {out}')
+    if len(args.pair) not in (0, 2):
+        raise HarnessError('range-diff takes two flavors (A B) or none, '
+                           f'not {len(args.pair)}')
+    for path in rangediff.write(args.build_dir, *args.pair, top=args.top):
+        log(f'range-diff -> {path}')
     return 0
 
 
