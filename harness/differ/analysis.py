@@ -95,7 +95,7 @@ def analyse(results_dir, range_diff_path=None, full=True):
         return out
     for flavor, result in out.files.items():
         out.matrices[flavor] = matrices(result, out.checks[flavor])
-    walks = Walks()
+    walks = Walks(known=predictions.known)
     out.diffs, out.join_errors = diff_all(out.files, checks=out.checks,
                                           walks=walks)
     out.grid = grid.build(out.files, out.diffs, out.checks, walks)

@@ -166,6 +166,12 @@ class Predictions:
             prediction = replace(prediction, log=config.own)
         return prediction
 
+    def known(self, case, config):
+        """The Prediction already made for a case under `config`'s
+        probed rules (its log may name another revision), else None."""
+        return self._get(self._probed, (case["id"], config.probed),
+                         case["params"])
+
     def _follow_memo(self, case):
         memo = self._get(self._follow, case["id"], case["params"])
         if memo is None:

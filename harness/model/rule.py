@@ -354,19 +354,38 @@ def predict(case, config):
 class Walks:
     """predict(), once per case id and Config.rules: the counterfactual
     steps of a diff ask the same Configs for the same cases in many
-    pairs.  A case whose params differ from those first seen under its
-    id is predicted afresh."""
+    pairs.  Configs that differ only in the own rule's name walk alike
+    (Config.probed; the log is set afresh), and `known(case, config)`
+    gives the predictions made elsewhere (the check's), or None.  A case
+    whose params differ from those first seen under its id is predicted
+    afresh."""
 
-    def __init__(self):
-        self._known = {}
+    def __init__(self, known=None):
+        self._known = {}        # (id, rules) -> (params, Prediction)
+        self._walked = {}       # (id, probed) -> (params, Prediction)
+        self._elsewhere = known or (lambda case, config: None)
+
+    @staticmethod
+    def _get(memo, key, params):
+        known = memo.get(key)
+        if known is not None and (known[0] is params or known[0] == params):
+            return known[1]
+        return None
 
     def __call__(self, case, config):
         key = (case["id"], config.rules)
         params = case["params"]
-        known = self._known.get(key)
-        if known is not None and (known[0] is params or known[0] == params):
-            return known[1]
-        prediction = predict(case, config)
+        prediction = self._get(self._known, key, params)
+        if prediction is not None:
+            return prediction
+        walked = (case["id"], config.probed)
+        prediction = (self._get(self._walked, walked, params)
+                      or self._elsewhere(case, config))
+        if prediction is None:
+            prediction = predict(case, config)
+            self._walked[walked] = (params, prediction)
+        if prediction.log is not None and prediction.log != config.own:
+            prediction = replace(prediction, log=config.own)
         self._known[key] = (params, prediction)
         return prediction
 
