@@ -6,12 +6,14 @@ STICKYDIFF_PYTHON ?= python3
 STICKYDIFF_RESULTS ?= build/results
 STICKYDIFF_EXPECTED ?= results/expected
 STICKYDIFF_OUT ?= results
-STICKYDIFF_RANGE_DIFF ?= build/range-diff.txt
+STICKYDIFF_RANGE_DIFF ?= build/range-diff
+STICKYDIFF_COMMITTED_RANGE_DIFF ?= results/range-diff
 STICKYDIFF = PYTHONPATH=harness $(STICKYDIFF_PYTHON) -m stickydiff
 STICKYDIFF_SECTIONS ?= results/beyond.md results/race.md results/shapes.md
 STICKYDIFF_ARGS = --results $(STICKYDIFF_RESULTS) \
 	--expected $(STICKYDIFF_EXPECTED) --out $(STICKYDIFF_OUT) \
 	--range-diff $(STICKYDIFF_RANGE_DIFF) \
+	--committed-range-diff $(STICKYDIFF_COMMITTED_RANGE_DIFF) \
 	$(foreach s,$(STICKYDIFF_SECTIONS),--section $(s))
 
 .PHONY: diff-check report bless regress pytest-unit
@@ -27,7 +29,8 @@ report:
 	$(STICKYDIFF) report $(STICKYDIFF_ARGS)
 
 # Rewrite results/expected/<flavor>.json from the current results, and
-# copy $(STICKYDIFF_RESULTS)/beyond.md over the committed section.
+# copy $(STICKYDIFF_RESULTS)/beyond.md over the committed section and
+# $(STICKYDIFF_RANGE_DIFF)/*.txt into $(STICKYDIFF_COMMITTED_RANGE_DIFF)/.
 bless:
 	$(STICKYDIFF) bless $(STICKYDIFF_ARGS)
 	@if [ -f build/results/v3-posted-build.txt ] && ! cmp -s \

@@ -27,7 +27,8 @@ class Analysis:
     join_errors: list = field(default_factory=list)
     interface: list = field(default_factory=list)
     matrices: dict = field(default_factory=dict)
-    range_diff: str = None
+    range_diffs: dict = field(default_factory=dict)   # {A..B.txt: text}
+    range_diff_dir: str = ""       # where they were read from
     range_diff_note: str = ""
     sections: list = None      # [(path, markdown text)] embedded as is
     regression: dict = None    # {flavor: [change lines]} since the
@@ -52,16 +53,30 @@ class Analysis:
                 and all(d.unexplained == 0 for d in self.diffs))
 
 
-def read_range_diff(path):
-    """(text, note); text None when the file is absent."""
-    if not path:
-        return None, "no range-diff path given"
+def _txt_files(directory):
     try:
-        with open(path, encoding="utf-8", errors="replace") as stream:
-            return stream.read(), "from %s" % path
-    except FileNotFoundError:
-        return None, ("%s is absent (produced by the kernel build);"
-                      " static diff skipped" % path)
+        return sorted(n for n in os.listdir(directory) if n.endswith(".txt"))
+    except OSError:
+        return []
+
+
+def read_range_diffs(directory, committed=None):
+    """({file name: text}, directory read, note) of the lineage steps'
+    range-diffs: `directory`'s (build/range-diff) when it holds any, else
+    the committed ones (results/range-diff), as a fresh clone has."""
+    for where in (directory, committed):
+        names = _txt_files(where) if where else []
+        if names:
+            texts = {}
+            for name in names:
+                with open(os.path.join(where, name), encoding="utf-8",
+                          errors="replace") as stream:
+                    texts[name] = stream.read()
+            return texts, where, "%d step(s) from %s" % (len(names), where)
+    tried = " or ".join(d for d in (directory, committed) if d)
+    return {}, "", ("no range-diff in %s (run `python3 harness/sticky.py"
+                    " range-diff`); code steps skipped" % (tried or
+                                                           "no directory"))
 
 
 def stale_flavors(results_dir, files):
@@ -81,7 +96,8 @@ def stale_flavors(results_dir, files):
     return out
 
 
-def analyse(results_dir, range_diff_path=None, full=True):
+def analyse(results_dir, range_diff_dir=None, full=True,
+            committed_range_diff=None):
     """Load, check and (when `full`) diff and tabulate every flavor."""
     out = Analysis(results_dir)
     out.files, out.load_errors = load_all(results_dir)
@@ -100,5 +116,6 @@ def analyse(results_dir, range_diff_path=None, full=True):
                                           walks=walks)
     out.grid = grid.build(out.files, out.diffs, out.checks, walks)
     out.interface = interface_rows(out.files)
-    out.range_diff, out.range_diff_note = read_range_diff(range_diff_path)
+    out.range_diffs, out.range_diff_dir, out.range_diff_note = \
+        read_range_diffs(range_diff_dir, committed_range_diff)
     return out

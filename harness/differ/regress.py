@@ -247,3 +247,24 @@ def bless_file(fresh, committed):
             for h in gone]
     out += ["  section added: %s" % h for h in added]
     return out
+
+
+def bless_dir(fresh_dir, committed_dir, suffix):
+    """bless_file() for each file of `fresh_dir` ending in `suffix` (the
+    range-diffs of build/range-diff into results/range-diff)."""
+    try:
+        names = sorted(n for n in os.listdir(fresh_dir) if n.endswith(suffix))
+    except OSError:
+        return []
+    if names:
+        os.makedirs(committed_dir, exist_ok=True)
+    out = []
+    for name in names:
+        out += bless_file(os.path.join(fresh_dir, name),
+                          os.path.join(committed_dir, name))
+    stale = sorted(set(n for n in os.listdir(committed_dir)
+                       if n.endswith(suffix)) - set(names)) if names else []
+    out += ["  WARNING: %s has no fresh copy in %s: remove it if its step"
+            " is gone" % (os.path.join(committed_dir, n), fresh_dir)
+            for n in stale]
+    return out

@@ -86,7 +86,7 @@ def summary(analysis, paths=()):
     lines += flavor_lines(analysis)
     lines.append("pairwise diffs (cases differing, by cause):")
     lines += pair_lines(analysis)
-    lines.append("static diff: %s" % analysis.range_diff_note)
+    lines.append("code steps: %s" % analysis.range_diff_note)
     lines += ["unreadable result file: %s; run the suite again (`python3 "
               "harness/sticky.py suite FLAVOR`) or restore the file"
               % str(err).split("\n")[0] for err in analysis.load_errors]

@@ -58,14 +58,14 @@ def read_lineage(path=LINEAGE_INI):
 
 def _why_no_series(name, columns, specs):
     if not columns:
-        return f'{name} has no flavor (no column in lineage.ini)'
+        return f'{name} has no flavor: no column in lineage.ini'
     spec = specs.get(columns[0])
     if spec is None:
         raise HarnessError(f'lineage.ini [{name}] names flavor '
                            f'{columns[0]}, which flavors.ini lacks')
     if not spec.series:
-        return (f'{name} is the pristine tree itself ({columns[0]} has no '
-                f'series)')
+        return (f'{name} is the pristine tree itself: {columns[0]} has no '
+                f'series')
     return ''
 
 

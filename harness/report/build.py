@@ -7,6 +7,7 @@ the pairs, the reference sections and the case views."""
 import os
 
 from . import casepages
+from . import codesteps
 from . import debate
 from . import doc
 from . import front
@@ -47,7 +48,7 @@ def build(analysis, top=TOP):
                  reference.regression_section(analysis),
                  reference.matrices_section(analysis, shown),
                  reference.interface_section(analysis),
-                 reference.range_diff_section(analysis)]
+                 codesteps.section(analysis)]
     sections += reference.embedded_sections(analysis)
     sections.append(reference.assumptions_section())
     if analysis.diffs:

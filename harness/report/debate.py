@@ -5,10 +5,11 @@ sentence, the rule's lineage as a timeline (harness/lineage.ini) and the
 
 import os
 
+from . import codesteps
 from . import doc
 from . import inifile
 from .doc import Code, Em, Href, Link, Strong
-from .front import headline
+from .front import pair_evidence
 from .story import outcome_cell
 
 HARNESS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -70,13 +71,6 @@ def _doc_link(fragment, text):
     return Href(text, "%s#%s" % (DISCUSSION, fragment))
 
 
-def _pair_evidence(analysis, title):
-    for pair_diff in analysis.diffs:
-        if pair_diff.pair.title == title:
-            return headline(pair_diff)
-    return [Em(title), ": not compared (no results for both flavors)"]
-
-
 def _case_evidence(analysis, words, shown):
     flavor, setting, cid = words.split()
     result = analysis.files.get(flavor)
@@ -101,7 +95,7 @@ def evidence(analysis, items, shown):
     sections = embedded_anchors(analysis)
     for kind, words in items:
         if kind == "pair":
-            out.append(_pair_evidence(analysis, words))
+            out.append(pair_evidence(analysis, words))
         elif kind == "case":
             out.append(_case_evidence(analysis, words, shown))
         else:
@@ -116,14 +110,23 @@ def _columns(value):
     return doc.joined([[Code(n)] for n in names]) if names else None
 
 
+def _code_link(code_step):
+    """A link to what changed in code since the previous step, if any."""
+    if code_step is None:
+        return []
+    return ["; ", Link("code diff", codesteps.step_anchor(code_step))]
+
+
 def timeline(steps=None):
     steps = lineage() if steps is None else steps
+    code = {s.b: s for s in codesteps.lineage_steps(steps) if not s.why_not}
     rows = []
     for name, step in steps:
         columns = _columns(step["columns"])
         rows.append([
             [_doc_link(step["doc"], name), " (%s, %s)" % (
-                _text(step["when"]), _text(step["who"]))],
+                _text(step["when"]), _text(step["who"]))]
+            + _code_link(code.get(name)),
             _text(step["where"]), _text(step["rule"]), _text(step["knob"]),
             columns or doc.cell(_text(step.get("note", "")), "none")])
     return doc.Table(
@@ -133,7 +136,8 @@ def timeline(steps=None):
                  " above). A flavor is a kernel the project builds from a"
                  " step (base: Debian's 6.1, with mainline's check); each"
                  " step links to its part of ",
-                 Href(DISCUSSION, DISCUSSION), "."])
+                 Href(DISCUSSION, DISCUSSION), "; a ported step, to",
+                 " its code diff."])
 
 
 def debate(analysis, shown, found=None):

@@ -3,7 +3,7 @@ flavor grid, and a glossary of the settings and terms."""
 
 from . import doc
 from model import settings
-from .doc import Code, Link, Mark, Strong, cell, joined
+from .doc import Code, Em, Link, Mark, Strong, cell, joined
 from model.flavors import FLAVORS
 from model.rule import config_for
 from .pairs import cause_link, cause_links, pair_anchor, short_params
@@ -80,6 +80,14 @@ def verdict(analysis, source):
     css = {"OK": "verdict ok", "FAIL": "verdict fail"}.get(word,
                                                            "verdict no")
     return doc.Callout(lines, css)
+
+
+def pair_evidence(analysis, title):
+    """The headline of the pair called `title`, or why there is none."""
+    for pair_diff in analysis.diffs:
+        if pair_diff.pair.title == title:
+            return headline(pair_diff)
+    return [Em(title), ": not compared (no results for both flavors)"]
 
 
 def headline(pair_diff):

@@ -1,12 +1,11 @@
 """The report's reference sections: model vs observation, the full core
-matrices, interface, log lines, static diff, embedded sections and the
+matrices, interface, log lines, embedded sections and the
 model's assumptions."""
 
 import re
 
 from . import doc
 from .doc import Code, Link, Mark, cell
-from differ.diff import PAIRS
 from differ.core_matrix import cell_text, followers
 from differ.summary import check_lines, unexplained_sentences
 
@@ -130,18 +129,6 @@ def interface_section(analysis):
             caption="Kernel log of the suite's probe (B opens A's trailing"
                     " link in a root-owned 1777 dir)"))
     return section
-
-
-def range_diff_section(analysis):
-    pair = PAIRS[0]
-    section = doc.Section("Static diff: git range-diff %s vs %s"
-                          % (pair.a, pair.b), "range-diff")
-    if analysis.range_diff is None:
-        return section.add(doc.Para(["Skipped: %s."
-                                     % analysis.range_diff_note]))
-    return section.add(doc.Para(["(%s)" % analysis.range_diff_note]),
-                       doc.Details(["the range-diff"],
-                                   [doc.Pre(analysis.range_diff)]))
 
 
 _COMMENT = re.compile(r"^\s*<!--.*-->\s*$")

@@ -27,8 +27,13 @@ def _parser():
                         help="committed expectations (%(default)s)")
     parser.add_argument("--out", default="results",
                         help="report directory (%(default)s)")
-    parser.add_argument("--range-diff", default="build/range-diff.txt",
-                        help="git range-diff of the first declared pair"
+    parser.add_argument("--range-diff", default="build/range-diff",
+                        help="directory of the lineage steps' range-diffs,"
+                        " A..B.txt (%(default)s)")
+    parser.add_argument("--committed-range-diff",
+                        default="results/range-diff",
+                        help="their committed copies, read when the former"
+                        " holds none (a fresh clone) and written by bless"
                         " (%(default)s)")
     parser.add_argument("--section", action="append", default=[],
                         help="a Markdown file embedded in the report "
@@ -108,7 +113,8 @@ def report_source(args):
 
 def cmd_report(args, out):
     directory, note, fresh = report_source(args)
-    analysis = analyse(directory, args.range_diff)
+    analysis = analyse(directory, args.range_diff,
+                       committed_range_diff=args.committed_range_diff)
     analysis.source_note = note
     analysis.sections = read_sections(args.section,
                                       args.results if fresh else None)
@@ -190,6 +196,9 @@ def cmd_bless(args, out):
         if os.path.exists(fresh):
             for line in regress.bless_file(fresh, path):
                 print(line, file=out)
+    for line in regress.bless_dir(args.range_diff, args.committed_range_diff,
+                                  ".txt"):
+        print(line, file=out)
     if not blessed:
         print("bless: no result files in %s" % args.results, file=out)
         return 0

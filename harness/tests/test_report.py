@@ -121,8 +121,10 @@ class ReportTest(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
         results = support.write_results(os.path.join(cls.tmp.name, "r"))
-        rdiff = os.path.join(cls.tmp.name, "range-diff.txt")
-        with open(rdiff, "w", encoding="utf-8") as stream:
+        rdiff = os.path.join(cls.tmp.name, "range-diff")
+        os.mkdir(rdiff)
+        with open(os.path.join(rdiff, "v1..v2.txt"), "w",
+                  encoding="utf-8") as stream:
             stream.write("1:  abc ! 1:  def fs: <sticky> & symlinks\n")
         cls.analysis = analyse(results, rdiff)
         cls.analysis.sections = [("beyond.md", "<!-- generated -->\n"
