@@ -26,6 +26,11 @@ class CliTest(unittest.TestCase):
         self.results = os.path.join(self.tmp.name, "results")
         self.expected = os.path.join(self.tmp.name, "expected")
         self.out = os.path.join(self.tmp.name, "out")
+        # bless writes the range-diffs: never into the repository's
+        self.fresh_rd = os.path.join(self.tmp.name, "range-diff")
+        self.committed_rd = os.path.join(self.tmp.name, "committed-rd")
+        self.rd = ["--range-diff", self.fresh_rd,
+                   "--committed-range-diff", self.committed_rd]
 
     def tearDown(self):
         self.tmp.cleanup()
@@ -81,7 +86,7 @@ class CliTest(unittest.TestCase):
                   encoding="utf-8") as stream:
             stream.write("## Attack\n\nnew\n")
         code, text = run("bless", "--results", self.results, "--expected",
-                         self.expected, "--section", committed)
+                         self.expected, "--section", committed, *self.rd)
         self.assertEqual(code, 0, text)
         self.assertIn("blessed %s from" % committed, text)
         self.assertIn("WARNING: section dropped: ## What the check costs",
@@ -89,8 +94,32 @@ class CliTest(unittest.TestCase):
         with open(committed, encoding="utf-8") as stream:
             self.assertEqual(stream.read(), "## Attack\n\nnew\n")
         code, text = run("bless", "--results", self.results, "--expected",
-                         self.expected, "--section", committed)
+                         self.expected, "--section", committed, *self.rd)
         self.assertIn("blessed %s: unchanged" % committed, text)
+
+    def test_bless_copies_the_range_diffs(self):
+        support.write_results(self.results, flavors=("v3",))
+        os.mkdir(self.fresh_rd)
+        os.mkdir(self.committed_rd)
+        for where, name, text in ((self.fresh_rd, "v1..v2.txt", "new\n"),
+                                  (self.committed_rd, "v1..v2.txt", "old\n"),
+                                  (self.committed_rd, "v0..v1.txt", "x\n")):
+            with open(os.path.join(where, name), "w",
+                      encoding="utf-8") as stream:
+                stream.write(text)
+        code, text = run("bless", "--results", self.results, "--expected",
+                         self.expected, *self.rd)
+        self.assertEqual(code, 0, text)
+        with open(os.path.join(self.committed_rd, "v1..v2.txt"),
+                  encoding="utf-8") as stream:
+            self.assertEqual(stream.read(), "new\n")
+        self.assertIn("v0..v1.txt has no fresh copy", text)
+        code, text = run("report", "--results", self.results, "--expected",
+                         self.expected, "--out", self.out,
+                         "--range-diff", os.path.join(self.tmp.name, "no"),
+                         "--committed-range-diff", self.committed_rd)
+        self.assertIn("code steps: 2 step(s) from %s" % self.committed_rd,
+                      text)
 
     def test_check_ok(self):
         support.write_results(self.results)
@@ -175,7 +204,7 @@ class CliTest(unittest.TestCase):
         self.assertEqual(code, 1)
         self.assertIn("run bless", text)
         code, text = run("bless", "--results", self.results,
-                         "--expected", self.expected)
+                         "--expected", self.expected, *self.rd)
         self.assertEqual(code, 0)
         self.assertIn("blessed v3", text)
         code, text = run("compare", "--results", self.results,

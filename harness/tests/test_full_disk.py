@@ -69,7 +69,8 @@ class FullDiskTest(unittest.TestCase):
         os.fsync = no_space
         out = io.StringIO()
         rc = cli.main(['bless', '--results', res, '--expected', expected,
-                       '--out', self.dir], out)
+                       '--out', self.dir, '--range-diff',
+                       os.path.join(self.dir, 'no-range-diff')], out)
         self.assertEqual(rc, 2)
         self.assertIn('error: could not write ' + expected, out.getvalue())
         self.assertIn('No space left on device', out.getvalue())
