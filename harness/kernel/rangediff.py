@@ -104,8 +104,8 @@ class Committer:
             raise HarnessError(
                 f'{repo} is not a git repository: the range-diffs commit '
                 f'each series on the pristine tree; extract it with '
-                f'`make kernels` (or `python3 harness/sticky.py '
-                f'cover-letters`)')
+                f'`python3 harness/sticky.py checkpatch` (which extracts '
+                f'it first) or `make kernels`')
         self.repo = repo
         self.tmp = tempfile.mkdtemp(prefix='range-diff.')
         os.mkdir(os.path.join(self.tmp, 'objects'))
