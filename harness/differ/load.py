@@ -26,37 +26,58 @@ class ResultFile:
     flavor: str
     data: dict
     cases: dict = field(default_factory=dict)   # (setting, id) -> case
-    _ids: dict = field(default_factory=dict, repr=False, compare=False)
+    # what is derived from the cases, forgotten when they change in number:
+    # None -> their number, a setting -> its id set, ("sorted", setting),
+    # ("select", wanted), ("params",) -> ResultFile._by_params()
+    _memo: dict = field(default_factory=dict, repr=False, compare=False)
 
     def ids(self, setting):
         """The case ids of one setting (every pair that joins this file
         asks; recomputed when the cases changed in number)."""
-        if self._ids.get(None) != len(self.cases):
-            self._ids = {None: len(self.cases)}
+        if self._memo.get(None) != len(self.cases):
+            self._memo = {None: len(self.cases)}
             for label, cid in self.cases:
-                self._ids.setdefault(label, set()).add(cid)
-        return self._ids.get(setting, set())
+                self._memo.setdefault(label, set()).add(cid)
+        return self._memo.get(setting, set())
 
     def sorted_ids(self, setting):
         """ids(setting) in order (a list kept with them: read only)."""
         ids = self.ids(setting)
         key = ("sorted", setting)
-        if key not in self._ids:
-            self._ids[key] = sorted(ids)
-        return self._ids[key]
+        if key not in self._memo:
+            self._memo[key] = sorted(ids)
+        return self._memo[key]
 
     def select(self, wanted):
-        """[(key, case)] of the cases whose params `wanted` accepts, asked
-        once per params object (the records of one id share theirs)."""
-        answers, out = {}, []
-        for key, case in self.cases.items():
-            params = case["params"]
-            accepted = answers.get(id(params))
-            if accepted is None:
-                accepted = answers[id(params)] = bool(wanted(params))
-            if accepted:
-                out.append((key, case))
-        return out
+        """[(key, case)] of the cases whose params `wanted` accepts, in
+        order, asked once per params object (the records of one id share
+        theirs); kept per `wanted` (read only) while the cases stay as
+        many."""
+        self.ids(None)                  # forgets all when cases changed
+        key = ("select", wanted)
+        if key not in self._memo:
+            items, index, distinct = self._by_params()
+            answers = [bool(wanted(params)) for params in distinct]
+            self._memo[key] = [item for item, i in zip(items, index)
+                               if answers[i]]
+        return self._memo[key]
+
+    def _by_params(self):
+        """(the cases' items, each one's index into the distinct params,
+        those params)."""
+        if ("params",) not in self._memo:
+            items = list(self.cases.items())
+            where, distinct = {}, []
+            index = []
+            for _, case in items:
+                params = case["params"]
+                at = where.get(id(params))
+                if at is None:
+                    at = where[id(params)] = len(distinct)
+                    distinct.append(params)
+                index.append(at)
+            self._memo[("params",)] = (items, index, distinct)
+        return self._memo[("params",)]
 
     @property
     def settings(self):

@@ -184,16 +184,17 @@ def expand(data):
     """A compact expected file's data as a result file's data, its cases
     sorted by setting and id."""
     out = {key: value for key, value in data.items() if key != "cases"}
-    records = []
+    settings = set()
     for cid, per_setting in data["cases"].items():
         if not isinstance(per_setting, dict):
             raise CaseIdError("case %s: not an object of setting ->"
                               " outcome" % cid)
-        records += [(setting, cid, text)
-                    for setting, text in per_setting.items()]
-    records.sort()
-    out["cases"] = [expand_case(cid, setting, text)
-                    for setting, cid, text in records]
+        settings.update(per_setting)
+    ordered = sorted(data["cases"].items())
+    out["cases"] = [expand_case(cid, setting, per_setting[setting])
+                    for setting in sorted(settings)
+                    for cid, per_setting in ordered
+                    if setting in per_setting]
     return out
 
 

@@ -33,6 +33,30 @@ class LoadTest(unittest.TestCase):
         self.assertEqual(result.flavor, "v3")
         self.assertEqual(len(result.cases), 5 * len(support.SCENARIOS))
 
+    def test_select_keeps_order_and_follows_the_cases(self):
+        path = self.write("v3", json.dumps(support.result("v3")))
+        result = load.load(path, "v3")
+
+        def trailing(params):
+            return params["position"] == "trailing"
+        want = [(k, c) for k, c in result.cases.items()
+                if c["params"]["position"] == "trailing"]
+        self.assertTrue(0 < len(want) < len(result.cases))
+        self.assertEqual(result.select(trailing), want)
+        self.assertIs(result.select(trailing), result.select(trailing))
+        key = next(k for k, _ in want)
+        del result.cases[key]
+        self.assertEqual(result.select(trailing), want[1:])
+
+    def test_compact_files_expand_sorted_by_setting_then_id(self):
+        from model import cases as caseids
+        ids = sorted(list(caseids.case_ids(quick=True))[:40:8])
+        data = {"cases": {cid: {"ps1": "ok a0 c:ok", "boot": "EACCES a0 c:ok"}
+                          for cid in reversed(ids)}}
+        got = [(c["setting"], c["id"]) for c in caseids.expand(data)["cases"]]
+        self.assertEqual(got, [("boot", cid) for cid in ids]
+                         + [("ps1", cid) for cid in ids])
+
     def test_truncated_json_names_file(self):
         text = json.dumps(support.result("v1"))
         path = self.write("v1", text[:len(text) // 2])
