@@ -1,7 +1,7 @@
 """Model versus observation for one flavor's result file."""
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from model import followtest
 from model import interface
@@ -159,11 +159,10 @@ class Predictions:
         if prediction is None:
             follow, reason = followtest.judge(case, config,
                                               self._follow_memo(case))
-            prediction = replace(predict(case, config), follow_test=follow,
-                                 not_follow=reason)
+            prediction = predict(case, config).judged(follow, reason)
             self._probed[walked] = (params, prediction)
         elif prediction.log is not None and prediction.log != config.own:
-            prediction = replace(prediction, log=config.own)
+            prediction = prediction.logged_by(config.own)
         return prediction
 
     def known(self, case, config):

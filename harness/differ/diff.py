@@ -305,8 +305,22 @@ class _Side:
             return prediction
         return predict(case, self.config(key[0]))
 
+    def predictor(self, label):
+        """predict() of one setting's cases, given (id, case)."""
+        columns = getattr(self.predictions, "columns", None)
+        if columns is None:
+            return lambda cid, case: self.predict((label, cid), case)
+        column = columns.get(label, {})
 
-def _classify(out, labels, cid, side_a, side_b, walks):
+        def predicted(cid, case):
+            prediction = column.get(cid)
+            if prediction is not None:
+                return prediction
+            return predict(case, self.config(label))
+        return predicted
+
+
+def _classify(out, labels, cid, side_a, side_b, walks, predictors):
     label_a, label_b = labels
     case_a = side_a.result.cases[(label_a, cid)]
     case_b = side_b.result.cases[(label_b, cid)]
@@ -317,8 +331,8 @@ def _classify(out, labels, cid, side_a, side_b, walks):
         return Row(label_a, cid, case_a["params"], obs_a, obs_b,
                    setting_b=label_b)
     try:
-        pred_a = side_a.predict((label_a, cid), case_a)
-        pred_b = side_b.predict((label_b, cid), case_b)
+        pred_a = predictors[0](cid, case_a)
+        pred_b = predictors[1](cid, case_b)
     except (ModelError, KeyError, ValueError):
         if observed_differ:
             _group(out.differ, causes.UNEXPLAINED, row())
@@ -383,11 +397,13 @@ def diff_pair(pair, files, checks=None, walks=None):
         settled_b = side_b.settled.get(label_b, {})
         if settled_a is settled_b:
             continue        # one column: both sides explain it alike
+        predictors = side_a.predictor(label_a), side_b.predictor(label_b)
         # a row whose one outcome both sides explain alike says nothing
+        get_a, get_b = settled_a.get, settled_b.get
         for cid in [cid for cid in ids
-                    if settled_a.get(cid) is None
-                    or settled_a[cid] != settled_b.get(cid)]:
-            _classify(out, (label_a, label_b), cid, side_a, side_b, walks)
+                    if (a := get_a(cid)) is None or a != get_b(cid)]:
+            _classify(out, (label_a, label_b), cid, side_a, side_b, walks,
+                      predictors)
     return out
 
 

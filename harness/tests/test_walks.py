@@ -1,12 +1,13 @@
 """rule.Walks: the differ's memo of predict() across pairs."""
 
 import unittest
+from dataclasses import fields, replace
 from unittest import mock
 
 import support
 from support import case
 from model import rule
-from model.rule import Walks, config_for, predict
+from model.rule import Prediction, Walks, config_for, predict
 
 V1 = config_for("v1", support.knobs("v1", "ps0-own1"))
 GRSEC = config_for("grsec", {"protected_symlinks": 0,
@@ -44,6 +45,15 @@ class WalksTest(unittest.TestCase):
         moved = dict(case(dir_mode="1755"), id=c["id"])
         self.assertNotEqual(predict(moved, V1), predict(c, V1))
         self.assertEqual(walks(moved, V1), predict(moved, V1))
+
+
+class PredictionCopyTest(unittest.TestCase):
+    def test_copies_keep_every_other_field(self):
+        every = Prediction(**{f.name: ("set", f.name)
+                              for f in fields(Prediction)})
+        self.assertEqual(every.judged(True, "why"),
+                         replace(every, follow_test=True, not_follow="why"))
+        self.assertEqual(every.logged_by("v3"), replace(every, log="v3"))
 
 
 if __name__ == "__main__":
