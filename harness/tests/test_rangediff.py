@@ -13,6 +13,7 @@ import support
 from differ.analysis import analyse
 from differ.diff import PAIRS
 from kernel import rangediff
+from model.flavors import FLAVORS
 from kernel.rangediff import Step
 from report import codesteps, debate, doc
 from report.pairs import pair_anchor
@@ -276,8 +277,17 @@ class SectionTest(unittest.TestCase):
         links = [b.anchor for b in walk(self.subs[1])
                  if isinstance(b, doc.Link)]
         self.assertIn(pair_anchor(pair), links)
+        self.assertIn(pair_anchor(codesteps.pair_of("owlsm", "grsec")),
+                      [b.anchor for b in walk(self.subs[0])
+                       if isinstance(b, doc.Link)])
+
+    def test_a_step_no_pair_compares_says_so(self):
+        flavors = list(FLAVORS)
+        a, b = next((a, b) for a in flavors for b in flavors
+                    if a != b and codesteps.pair_of(a, b) is None)
+        sub = codesteps.step_section(self.analysis, Step(a, b, a, b))
         self.assertIn("no pair in harness/pairs.ini compares them",
-                      doc.plain(self.subs[0].blocks[0].content))
+                      doc.plain(sub.blocks[0].content))
 
     def test_the_timeline_links_each_step_with_a_code_diff(self):
         table = debate.timeline()
