@@ -13,8 +13,8 @@ import support
 from differ.analysis import analyse
 from differ.diff import PAIRS
 from kernel import rangediff
-from model.flavors import FLAVORS
 from kernel.rangediff import Step
+from model.flavors import FLAVORS
 from report import codesteps, debate, doc
 from report.pairs import pair_anchor
 from stages import HarnessError
