@@ -78,6 +78,19 @@ def wanted_symbols(lines):
     return want
 
 
+KCONFIG_ENTRY = re.compile(r'^\+\s*(?:menu)?config\s+(\w+)\s*$', re.M)
+
+
+def defined_symbols(patches):
+    """The Kconfig symbols the patches add a `config` entry for (names
+    without CONFIG_)."""
+    out = set()
+    for path in patches:
+        with open(path, encoding='utf-8') as f:
+            out |= set(KCONFIG_ENTRY.findall(f.read()))
+    return out
+
+
 def read_config(path):
     got = {}
     with open(path, encoding='utf-8') as f:

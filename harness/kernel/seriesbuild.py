@@ -13,6 +13,7 @@ import re
 
 from flavors import flavor_patches, pick
 from kernel import kernels
+from kernel.kbuild import defined_symbols
 from stages import HarnessError, log
 
 
@@ -27,17 +28,9 @@ def prefixes(flavor, top):
              dataclasses.replace(flavor, name=f'{flavor.name}@{k}',
                                  patches=tuple(names[:k]),
                                  config=_without(flavor.config,
-                                                 _defined(paths[k:]))))
+                                                 defined_symbols(
+                                                     paths[k:]))))
             for k in range(1, len(names))]
-
-
-def _defined(paths):
-    """The Kconfig symbols the patches add a `config` entry for."""
-    out = set()
-    for path in paths:
-        with open(path, encoding='utf-8') as f:
-            out |= set(KCONFIG_ENTRY.findall(f.read()))
-    return out
 
 
 def _without(lines, symbols):
@@ -45,9 +38,6 @@ def _without(lines, symbols):
     return tuple(line for line in lines
                  if not any(re.search(rf'\bCONFIG_{s}\b', line)
                             for s in symbols))
-
-
-KCONFIG_ENTRY = re.compile(r'^\+\s*(?:menu)?config\s+(\w+)\s*$', re.M)
 
 
 def run(build, top, stages, ini=None):

@@ -7,7 +7,7 @@ import unittest
 
 import support  # noqa: F401  (puts harness/ on sys.path)
 import flavors as flv
-from kernel import seriesbuild
+from kernel import kbuild, seriesbuild
 
 KCONFIG_PATCH = """Subject: [PATCH 2/2] add a module
 --- a/security/Kconfig
@@ -29,7 +29,7 @@ class PrefixTest(unittest.TestCase):
             later = os.path.join(tmp, "0002.patch")
             with open(later, "w") as f:
                 f.write(KCONFIG_PATCH)
-            self.assertEqual(seriesbuild._defined([later]),
+            self.assertEqual(kbuild.defined_symbols([later]),
                              {"SECURITY_NEWLSM", "NEWLSM_EXTRAS"})
         lines = ("CONFIG_SECURITY=y", "CONFIG_SECURITY_NEWLSM=y",
                  "# CONFIG_NEWLSM_EXTRAS is not set",
