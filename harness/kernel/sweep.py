@@ -8,7 +8,10 @@ tree, build/sweep/<name>, is configured and prepared once from the
 pristine tree. Then every tree in turn (pristine first, then one flavor's
 tree per series) compiles, with W=1 and `make -k`, every object that some
 series touches, in that one object tree: the trees differ only in those
-.c files, never in a header, so the prepared tree serves them all.
+.c files, never in a header, so the prepared tree serves them all. A
+configuration that turns on a symbol only some series add (grsecurity's,
+OWLSM's) is prepared from, and swept in, those series' trees alone; every
+tree's compile is followed by a check that the .config still holds.
 
 Findings (compiler warnings and errors, kernel-doc's, notes joined to
 theirs) are normalised as static-check does: the tree's prefix and the
@@ -124,6 +127,37 @@ def series_trees(names=None, path=flv.INI):
     return list(picked.items())
 
 
+def held(name, obj, lines, label):
+    """Refuses a sweep whose .config lost a wanted value while `label`'s
+    tree compiled (kbuild re-read another tree's Kconfig)."""
+    got = kbuild.read_config(os.path.join(obj, '.config'))
+    lost = [f'{s}={v} (now {got.get(s, "n")})'
+            for s, v in kbuild.wanted_symbols(lines).items()
+            if got.get(s, 'n') != v]
+    if lost:
+        raise HarnessError(f'[{name}]: compiling {label} in {obj} changed '
+                           f'its .config: {", ".join(lost)}')
+
+
+def owning_trees(name, lines, trees, added):
+    """The trees a configuration is swept in: all of them, unless it turns
+    on a Kconfig symbol that only some series add (grsecurity's
+    GRKERNSEC_LINK, OWLSM's SECURITY_OWLSM); then those series' trees
+    alone, and the first prepares the configuration, since the pristine
+    tree's Kconfig does not know the symbol."""
+    on = {s[len('CONFIG_'):] for s, v in kbuild.wanted_symbols(lines).items()
+          if v != 'n'}
+    new = on & set().union(*added.values())
+    if not new:
+        return trees
+    owners = [t for t in trees if new <= added[t[0]]]
+    if not owners:
+        raise HarnessError(f'{INI} [{name}] turns on {", ".join(sorted(new))}'
+                           f', which no one series adds: sweep them in '
+                           f'separate configurations')
+    return owners
+
+
 def run(build, top, stages, only=None, checked_only=False, names=None,
         path=None):
     """Returns (failures, a record of what ran)."""
@@ -143,22 +177,38 @@ def run(build, top, stages, only=None, checked_only=False, names=None,
         for t in staticcheck.touched_objects(flv.flavor_patches(f, top)):
             if t not in targets:
                 targets.append(t)
+    added = {label: kbuild.defined_symbols(flv.flavor_patches(f, top))
+             for label, f, _ in trees}
     failed = 0
     record = {'configs': [], 'objects': targets}
     for name, lines, seed, _ in variants:
         t0 = time.monotonic()
         obj = os.path.join(build, 'sweep', name)
-        prepare(base_src, obj, lines, seed, build)
+        swept = owning_trees(name, lines, trees, added)
+        owned = len(swept) < len(trees)
+        prepare(swept[0][2] if owned else base_src, obj, lines, seed, build)
+        # kbuild re-reads Kconfig when another tree compiles in obj, and
+        # the pristine tree's drops a symbol only a series adds: that
+        # series compiles first, then the pristine tree (its findings
+        # serve only as the baseline)
+        mine = {}
+        for label, f, src in (swept if owned else []):
+            mine[label] = findings(src, obj, targets, build)
+            held(name, obj, lines, label)
         theirs = findings(base_src, obj, targets, build)
         row = {'config': name, 'seed': seed, 'pristine': len(theirs),
+               'prepared_from': swept[0][0] if owned else 'pristine',
                'series': {}}
-        for label, f, src in trees:
-            mine = findings(src, obj, targets, build)
-            new = staticcheck.new_findings(mine, theirs)
-            row['series'][label] = {'findings': len(mine), 'new': new}
+        for label, f, src in swept:
+            if label not in mine:
+                mine[label] = findings(src, obj, targets, build)
+                held(name, obj, lines, label)
+            new = staticcheck.new_findings(mine[label], theirs)
+            row['series'][label] = {'findings': len(mine[label]),
+                                    'new': new}
             failed += bool(new)
             log(f'{"not ok" if new else "ok"} {name} {label}: '
-                f'{len(mine)} findings ({len(theirs)} in pristine), '
+                f'{len(mine[label])} findings ({len(theirs)} in pristine), '
                 f'{len(new)} new')
             for line in new:
                 print(f'    NEW {line}', flush=True)

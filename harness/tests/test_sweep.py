@@ -34,6 +34,45 @@ class SweepTest(unittest.TestCase):
         self.assertTrue(checked)
         self.assertFalse(any(v[2] for v in checked))
 
+    def test_a_symbol_only_a_series_adds_is_swept_in_its_tree_alone(self):
+        trees = [('v1', None, 'v1/src'), ('grsec', None, 'grsec/src'),
+                 ('owlsm', None, 'owlsm/src')]
+        added = {'v1': set(), 'grsec': {'GRKERNSEC_LINK'},
+                 'owlsm': {'SECURITY_OWLSM'}}
+        on = ('CONFIG_GRKERNSEC_LINK=y', 'CONFIG_PROC_SYSCTL=n')
+        self.assertEqual(sweep.owning_trees('x', on, trees, added),
+                         [trees[1]])
+        off = ('CONFIG_GRKERNSEC_LINK=n', 'CONFIG_SECURITY_OWLSM=n')
+        self.assertEqual(sweep.owning_trees('x', off, trees, added), trees)
+        both = ('CONFIG_GRKERNSEC_LINK=y', 'CONFIG_SECURITY_OWLSM=y')
+        with self.assertRaisesRegex(HarnessError, 'no one series adds'):
+            sweep.owning_trees('x', both, trees, added)
+
+    def test_the_committed_series_add_the_swept_symbols(self):
+        top = os.path.dirname(flv.HARNESS)
+        every = flv.load()
+        for name, symbol in (('grsec', 'GRKERNSEC_LINK'),
+                             ('owlsm', 'SECURITY_OWLSM')):
+            added = sweep.kbuild.defined_symbols(
+                flv.flavor_patches(every[name], top))
+            self.assertIn(symbol, added)
+            self.assertIn('%s-nosysctl' % name,
+                          [v[0] for v in sweep.load() if v[3]])
+
+    def test_a_config_that_lost_a_wanted_value_is_refused(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        with open(os.path.join(d, '.config'), 'w', encoding='utf-8') as f:
+            f.write('CONFIG_PROC_SYSCTL=y\n')
+        lines = ('CONFIG_GRKERNSEC_LINK=y', 'CONFIG_PROC_SYSCTL=n')
+        with self.assertRaisesRegex(HarnessError,
+                                    'GRKERNSEC_LINK=y \\(now n\\)'):
+            sweep.held('x', d, lines, 'pristine')
+        with open(os.path.join(d, '.config'), 'w', encoding='utf-8') as f:
+            f.write('CONFIG_GRKERNSEC_LINK=y\n# CONFIG_PROC_SYSCTL is not'
+                    ' set\n')
+        sweep.held('x', d, lines, 'grsec')
+
     def test_a_configuration_needs_lines_or_a_seed(self):
         d = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, d)
