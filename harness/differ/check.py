@@ -8,8 +8,8 @@ from model import interface
 from model import ratelimit
 from model import settings
 from model.control import control_problem
-from model.rule import (ModelError, config_for, observed_outcome,
-                    outcomes_agree, predict)
+from model.rule import (ModelError, config_for, memo_get,
+                        observed_outcome, outcomes_agree, predict)
 
 
 @dataclass
@@ -145,17 +145,10 @@ class Predictions:
         self._columns = {}      # (rules, observations) -> (params, _Column)
         self._follow = {}       # id -> (params, followtest.judge()'s memo)
 
-    @staticmethod
-    def _get(memo, key, params):
-        known = memo.get(key)
-        if known is not None and (known[0] is params or known[0] == params):
-            return known[1]
-        return None
-
     def __call__(self, case, config):
         params = case["params"]
         walked = (case["id"], config.probed)
-        prediction = self._get(self._probed, walked, params)
+        prediction = memo_get(self._probed, walked, params)
         if prediction is None:
             follow, reason = followtest.judge(case, config,
                                               self._follow_memo(case))
@@ -168,11 +161,11 @@ class Predictions:
     def known(self, case, config):
         """The Prediction already made for a case under `config`'s
         probed rules (its log may name another revision), else None."""
-        return self._get(self._probed, (case["id"], config.probed),
+        return memo_get(self._probed, (case["id"], config.probed),
                          case["params"])
 
     def _follow_memo(self, case):
-        memo = self._get(self._follow, case["id"], case["params"])
+        memo = memo_get(self._follow, case["id"], case["params"])
         if memo is None:
             memo = {}
             self._follow[case["id"]] = (case["params"], memo)

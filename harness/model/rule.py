@@ -363,6 +363,16 @@ def predict(case, config):
                       CONTROL, artifacts=tuple(walk.artifacts))
 
 
+def memo_get(memo, key, params):
+    """The answer `memo` keeps under `key` as (params, answer), or None
+    when there is none or it was made for other params (a case id whose
+    record carries params other than those first seen)."""
+    known = memo.get(key)
+    if known is not None and (known[0] is params or known[0] == params):
+        return known[1]
+    return None
+
+
 class Walks:
     """predict(), once per case id and Config.rules: the counterfactual
     steps of a diff ask the same Configs for the same cases in many
@@ -377,21 +387,14 @@ class Walks:
         self._walked = {}       # (id, probed) -> (params, Prediction)
         self._elsewhere = known or (lambda case, config: None)
 
-    @staticmethod
-    def _get(memo, key, params):
-        known = memo.get(key)
-        if known is not None and (known[0] is params or known[0] == params):
-            return known[1]
-        return None
-
     def __call__(self, case, config):
         key = (case["id"], config.rules)
         params = case["params"]
-        prediction = self._get(self._known, key, params)
+        prediction = memo_get(self._known, key, params)
         if prediction is not None:
             return prediction
         walked = (case["id"], config.probed)
-        prediction = (self._get(self._walked, walked, params)
+        prediction = (memo_get(self._walked, walked, params)
                       or self._elsewhere(case, config))
         if prediction is None:
             prediction = predict(case, config)
