@@ -101,6 +101,15 @@ def read_config(path):
     return got
 
 
+def unheld(cfg, lines):
+    """[(symbol, wanted value, value in the .config `cfg`)] of the
+    assignments in `lines` that `cfg` does not hold."""
+    got = read_config(cfg)
+    return [(sym, val, got.get(sym, 'n'))
+            for sym, val in wanted_symbols(lines).items()
+            if got.get(sym, 'n') != val]
+
+
 def configure(src, obj, extra, build, run=subprocess.run):
     """Writes obj/.config unless its inputs are unchanged. Returns True if
     it (re)configured."""
@@ -126,10 +135,8 @@ def configure(src, obj, extra, build, run=subprocess.run):
         if res.returncode:
             raise HarnessError(f"configure failed: {' '.join(cmd)}\n"
                                f'{res.stdout[-2000:]}{res.stderr[-2000:]}')
-    got = read_config(cfg)
-    wrong = [f'{sym}={val} (got {got.get(sym, "n")})'
-             for sym, val in wanted_symbols(lines).items()
-             if got.get(sym, 'n') != val]
+    wrong = [f'{sym}={val} (got {now})'
+             for sym, val, now in unheld(cfg, lines)]
     if wrong:
         raise HarnessError('the .config in ' + obj + ' did not take: '
                            + ', '.join(wrong) + '; check the symbol names '

@@ -130,10 +130,8 @@ def series_trees(names=None, path=flv.INI):
 def held(name, obj, lines, label):
     """Refuses a sweep whose .config lost a wanted value while `label`'s
     tree compiled (kbuild re-read another tree's Kconfig)."""
-    got = kbuild.read_config(os.path.join(obj, '.config'))
-    lost = [f'{s}={v} (now {got.get(s, "n")})'
-            for s, v in kbuild.wanted_symbols(lines).items()
-            if got.get(s, 'n') != v]
+    lost = [f'{sym}={val} (now {now})' for sym, val, now in
+            kbuild.unheld(os.path.join(obj, '.config'), lines)]
     if lost:
         raise HarnessError(f'[{name}]: compiling {label} in {obj} changed '
                            f'its .config: {", ".join(lost)}')

@@ -2,6 +2,7 @@
 
 import os
 import shutil
+import subprocess
 import tempfile
 import unittest
 
@@ -72,6 +73,21 @@ class SweepTest(unittest.TestCase):
             f.write('CONFIG_GRKERNSEC_LINK=y\n# CONFIG_PROC_SYSCTL is not'
                     ' set\n')
         sweep.held('x', d, lines, 'grsec')
+
+    def test_configure_refuses_a_config_that_did_not_take(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        obj = os.path.join(d, 'obj')
+
+        def make(cmd, cwd, **_):
+            with open(os.path.join(obj, '.config'), 'w',
+                      encoding='utf-8') as f:
+                f.write('CONFIG_GRKERNSEC_LINK=y\n')
+            return subprocess.CompletedProcess(cmd, 0, '', '')
+        with self.assertRaisesRegex(HarnessError, r'did not take: .*'
+                                    r'CONFIG_SECURITY_OWLSM=y \(got n\)'):
+            sweep.kbuild.configure(d, obj, ('CONFIG_SECURITY_OWLSM=y',), d,
+                                   run=make)
 
     def test_a_configuration_needs_lines_or_a_seed(self):
         d = tempfile.mkdtemp()
