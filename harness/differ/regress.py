@@ -120,8 +120,11 @@ def _flavors(results_dir, expected_dir):
     return [n for n in FLAVOR_ORDER if n in names]
 
 
-def compare(results_dir, expected_dir):
-    """{flavor: [change lines]} for every flavor on either side."""
+def compare(results_dir, expected_dir, loaded=None):
+    """{flavor: [change lines]} for every flavor on either side.
+    `loaded`: {flavor: ResultFile} of `results_dir` already loaded (the
+    report's analysis), read instead of loading their files again."""
+    loaded = loaded or {}
     report = {}
     for flavor in _flavors(results_dir, expected_dir):
         want = result_path(expected_dir, flavor)
@@ -134,8 +137,8 @@ def compare(results_dir, expected_dir):
                               % (have, want)]
             continue
         try:
-            changes = compare_files(load_expected(want, flavor),
-                                    load(have, flavor).data)
+            result = loaded.get(flavor) or load(have, flavor)
+            changes = compare_files(load_expected(want, flavor), result.data)
         except LoadError as err:
             changes = [str(err)]
         if changes:

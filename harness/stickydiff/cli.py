@@ -120,7 +120,8 @@ def cmd_report(args, out):
                                       args.results if fresh else None)
     analysis.expected_dir = args.expected
     if fresh and os.path.isdir(args.expected):
-        analysis.regression = regress.compare(args.results, args.expected)
+        analysis.regression = regress.compare(args.results, args.expected,
+                                              analysis.files)
     document = report.build(analysis)
     document.top = os.path.relpath(TOP, os.path.abspath(args.out)) + "/"
     os.makedirs(args.out, exist_ok=True)

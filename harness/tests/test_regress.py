@@ -39,6 +39,19 @@ class RegressTest(unittest.TestCase):
         self.assertIn("new expected file", blessed["v3"][0])
         self.assertEqual(regress.compare(self.results, self.expected), {})
 
+    def test_compare_reads_the_files_already_loaded(self):
+        """The report hands compare() its loaded files: their records are
+        compared, and the file is not read again."""
+        from differ.load import load_flavor
+        regress.bless(self.results, self.expected)
+        loaded = {f: load_flavor(self.results, f) for f in ("base", "v3")}
+        loaded["v3"].data["cases"][0].update(ret=-1, errno="EPERM")
+        os.unlink(os.path.join(self.results, "v3.json"))
+        os.mkdir(os.path.join(self.results, "v3.json"))   # unreadable now
+        report = regress.compare(self.results, self.expected, loaded)
+        self.assertEqual(sorted(report), ["v3"])
+        self.assertIn("-> EPERM", report["v3"][0])
+
     def test_an_interrupted_bless_leaves_the_blessed_files_whole(self):
         regress.bless(self.results, self.expected)
         path = os.path.join(self.expected, "v3.json")
