@@ -12,6 +12,8 @@ from model import cases as caseids
 from model.cases import LoadError  # noqa: F401 (the differ raises it)
 from model.flavors import FLAVOR_ORDER, FLAVORS
 
+from . import loadcache
+
 TOP_KEYS = ("flavor", "facts", "settings", "cases", "sysctl", "log",
             "errors", "status")
 CASE_KEYS = ("setting", "id", "params", "ret", "errno")
@@ -26,6 +28,8 @@ class ResultFile:
     flavor: str
     data: dict
     cases: dict = field(default_factory=dict)   # (setting, id) -> case
+    compact: bool = False       # read from the committed, compact form
+    cache_key: str = None       # its loadcache entry, when it has one
     # what is derived from the cases, forgotten when they change in number:
     # None -> their number, a setting -> its id set, ("sorted", setting),
     # ("select", wanted), ("params",) -> ResultFile._by_params()
@@ -127,13 +131,18 @@ def _check_case(path, case, index):
         raise LoadError("%s: ret %r is not 0 or -1" % (where, case["ret"]))
 
 
-def parse(path, text, flavor=None):
-    """Parse the text of a result file; `flavor` is the file name's stem."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise LoadError("%s: not valid JSON (truncated?): %s at line %d"
-                        " column %d" % (path, err.msg, err.lineno, err.colno))
+def parse(path, text, flavor=None, cached=None):
+    """Parse the text of a result file; `flavor` is the file name's stem.
+    `cached`: its data as loadcache rebuilt it (the text is not parsed)."""
+    if cached is not None:
+        data = cached
+    else:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise LoadError("%s: not valid JSON (truncated?): %s at line %d"
+                            " column %d" % (path, err.msg, err.lineno,
+                                            err.colno))
     if not isinstance(data, dict):
         raise LoadError("%s: top level is not a JSON object" % path)
     missing = [k for k in TOP_KEYS if k not in data]
@@ -153,9 +162,13 @@ def parse(path, text, flavor=None):
             data = caseids.expand(data)
         except caseids.CaseIdError as err:
             raise LoadError("%s: %s" % (path, err)) from None
-    result = ResultFile(path=path, flavor=name, data=data)
+    result = ResultFile(path=path, flavor=name, data=data, compact=compact)
     if compact:
         # expand() made one record per (setting, id), params shared
+        result.cases = {(case["setting"], case["id"]): case
+                        for case in data["cases"]}
+    elif cached is not None:
+        # validated when the entry was written, the same bytes as now
         result.cases = {(case["setting"], case["id"]): case
                         for case in data["cases"]}
     else:
@@ -189,15 +202,34 @@ def _share_params(case):
         case["params"] = shared
 
 
-def load(path, flavor=None):
+def _decoded(path, raw):
     try:
-        with open(path, encoding="utf-8") as stream:
-            text = stream.read()
-    except FileNotFoundError:
-        raise LoadError("%s: missing" % path) from None
+        return raw.decode("utf-8")
     except UnicodeDecodeError as err:
         raise LoadError("%s: not UTF-8 (%s)" % (path, err)) from None
-    return parse(path, text, flavor)
+
+
+def load(path, flavor=None, cache=None):
+    """The ResultFile of `path`.  `cache`: a directory that keeps the
+    cases of a file in the full form, keyed on its content (loadcache)."""
+    try:
+        with open(path, "rb") as stream:
+            raw = stream.read()
+    except FileNotFoundError:
+        raise LoadError("%s: missing" % path) from None
+    if cache is None:
+        return parse(path, _decoded(path, raw), flavor)
+    name = loadcache.key(raw)
+    cached = loadcache.read(cache, name)
+    if cached is not None:
+        result = parse(path, None, flavor, cached)
+    else:
+        result = parse(path, _decoded(path, raw), flavor)
+        if result.compact:      # a compact file parses fast already
+            return result
+        loadcache.write(cache, name, result.data)
+    result.cache_key = name
+    return result
 
 
 def present_flavors(results_dir):
@@ -206,16 +238,20 @@ def present_flavors(results_dir):
             if os.path.exists(result_path(results_dir, name))]
 
 
-def load_flavor(results_dir, flavor):
-    return load(result_path(results_dir, flavor), flavor)
+def load_flavor(results_dir, flavor, cache=None):
+    return load(result_path(results_dir, flavor), flavor, cache)
 
 
 def load_all(results_dir):
-    """Load every present flavor; (files by flavor, list of LoadErrors)."""
+    """Load every present flavor; (files by flavor, list of LoadErrors).
+    The full-form files go through a cache in `results_dir` (loadcache),
+    which keeps only the entries of the files as they are now."""
     files, errors = {}, []
     for name in present_flavors(results_dir):
         try:
-            files[name] = load_flavor(results_dir, name)
+            files[name] = load_flavor(results_dir, name, results_dir)
         except LoadError as err:
             errors.append(err)
+    loadcache.prune(results_dir, {result.cache_key for result in
+                                  files.values()})
     return files, errors

@@ -14,6 +14,7 @@ import os
 
 from .load import LoadError, load, result_path
 from model.flavors import FLAVOR_ORDER
+from model.cases import case_outcome
 
 SHOW_PER_FLAVOR = 25
 
@@ -54,17 +55,6 @@ def _short(value):
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def case_outcome(case):
-    """The observed part of a case as one short string."""
-    def res(ret, errno):
-        if ret is None:
-            return "-"
-        return "ok" if ret == 0 else str(errno)
-    atime = case.get("atime_changed")
-    mark = "-" if atime is None else ("1" if atime else "0")
-    return "%s a%s c:%s" % (res(case["ret"], case["errno"]), mark,
-                            res(case.get("control_ret"),
-                                case.get("control_errno")))
 
 
 def expected_form(data):

@@ -140,6 +140,20 @@ def _result(text):
     return (0, "0") if text == "ok" else (-1, text)
 
 
+def case_outcome(case):
+    """The observed part of a case record as one short string, the
+    compact form's outcome (parse_outcome() reads it back)."""
+    def res(ret, errno):
+        if ret is None:
+            return "-"
+        return "ok" if ret == 0 else str(errno)
+    atime = case.get("atime_changed")
+    mark = "-" if atime is None else ("1" if atime else "0")
+    return "%s a%s c:%s" % (res(case["ret"], case["errno"]), mark,
+                            res(case.get("control_ret"),
+                                case.get("control_errno")))
+
+
 def parse_outcome(text, cid="?"):
     """(ret, errno, atime, control_ret, control_errno) of a compact
     "<errno or ok> a<1|0|-> c:<errno, ok or ->" string."""
