@@ -52,10 +52,36 @@ def _timed_build(chosen, build, top):
     return time.monotonic() - t0
 
 
+EDITED_LINE = '/* make bench: an edited line */'
+_HUNK = re.compile(r'^@@ -(\d+(?:,\d+)?) \+(\d+)(?:,(\d+))? @@.*$', re.M)
+
+
+def edit_patch(text):
+    """The patch with one line of C added at the start of the last hunk of
+    its last .c file, as a reviewer's edit of the code would: that file is
+    compiled again and the kernel relinked."""
+    starts = [(m.start(), m.group(1)) for m in
+              re.finditer(r'^diff --git a/(\S+) ', text, re.M)]
+    ends = [start for start, _ in starts[1:]] + [len(text)]
+    sections = [(start, end) for (start, name), end in zip(starts, ends)
+                if name.endswith('.c')]
+    if not sections:
+        raise ValueError('the patch changes no .c file')
+    hunks = list(_HUNK.finditer(text, *sections[-1]))
+    if not hunks:
+        raise ValueError('the patch has no hunk in its last .c file')
+    hunk = hunks[-1]
+    count = int(hunk.group(3) or 1) + 1
+    header = re.sub(r'\+\d+(?:,\d+)? @@', f'+{hunk.group(2)},{count} @@',
+                    hunk.group(0), count=1)
+    return (text[:hunk.start()] + header + '\n+' + EDITED_LINE
+            + text[hunk.end():])
+
+
 def _touched_top(top, series):
     """A copy of the revision directories with the series' last patch
-    edited (its commit message gains a line), so git am rewrites the
-    patched files."""
+    edited (edit_patch()): git am rewrites the files the series touches,
+    and one of them changes."""
     tmp = tempfile.mkdtemp(prefix='sticky-bench-')
     for entry in os.listdir(top):
         if os.path.isfile(os.path.join(top, entry, 'series')):
@@ -64,9 +90,8 @@ def _touched_top(top, series):
     patch = flv.series_patches(series, tmp)[-1]
     with open(patch, encoding='utf-8') as f:
         text = f.read()
-    text = text.replace('\n---\n', '\nBench: touched.\n---\n', 1)
     with open(patch, 'w', encoding='utf-8') as f:
-        f.write(text)
+        f.write(edit_patch(text))
     return tmp
 
 
@@ -200,8 +225,8 @@ def run(args, boot):
                     '--build-dir', build, 'suite', '--jobs', '1', f.name],
                    top)
         figures.append(Figure(f'suite in {f.name}, all settings',
-                              results.suite_seconds(build, f.name), 'bare boot',
-                              bare.seconds, 3.0,
+                              results.suite_seconds(build, f.name),
+                              'bare boot', bare.seconds, 3.0,
                               'the suite failed' if bad
                               else _idle_note(build, f.name)))
         figures.append(_lava_figure(build, top, f.name))

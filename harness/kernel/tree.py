@@ -8,8 +8,9 @@ right inside the tree makes kbuild name the sources relatively (srctree
 shares their objects and one flavor's object tree is valid in another's
 (kernel/seed.py).
 Re-applying a changed series resets the worktree to pristine and runs
-`git am` again: only the files the patches touch get new mtimes, so make
-rebuilds only what they affect.
+`git am` again; a file the series leaves as it was, byte for byte, gets
+its old mtime back (kept_mtimes()), so make rebuilds only what the edit
+changed, not every file the series touches.
 
 A worktree's files are hard links to build/pristine's, not a checkout: a
 flavor's tree costs its directories and the files its series changes, not
@@ -201,6 +202,7 @@ def worktree(build, flavor, top, stages):
         if not os.path.isdir(wt):
             linked_worktree(src, wt)
         git(wt, 'am', '--abort', check=False)
+        before = series_files(wt)
         git(wt, 'reset', '-q', '--hard', 'pristine')
         res = git(wt, 'am', '-q', '--whitespace=nowarn', *patches,
                   check=False) if patches else None
@@ -214,6 +216,48 @@ def worktree(build, flavor, top, stages):
                 f'{out.strip()}\n'
                 f'The tree {wt} was reset to pristine; fix the patch and '
                 f'run again.')
+        kept = keep_mtimes(wt, before)
+        if kept:
+            log(f'{flavor.name}: {kept} file(s) the series leaves as they'
+                ' were keep their mtime')
         with open(stamp, 'w', encoding='utf-8') as f:
             f.write(digest + '\n')
     return wt
+
+
+def series_files(wt):
+    """{path: (bytes, atime_ns, mtime_ns)} of the files the worktree
+    changes from pristine (committed or not), before it is reset."""
+    res = git(wt, 'diff', '--name-only', '-z', 'pristine', check=False)
+    out = {}
+    for name in filter(None, res.stdout.split('\0')):
+        path = os.path.join(wt, name)
+        try:
+            with open(path, 'rb') as f:
+                st = os.fstat(f.fileno())
+                out[name] = (f.read(), st.st_atime_ns, st.st_mtime_ns)
+        except OSError:
+            pass        # deleted by the series: git recreates it
+    return out
+
+
+def keep_mtimes(wt, before):
+    """Give each file the series now changes its mtime of `before` when
+    its bytes are the same: make then rebuilds only what the new series
+    changed. Returns how many files kept theirs."""
+    res = git(wt, 'diff', '--name-only', '-z', 'pristine', check=False)
+    kept = 0
+    for name in filter(None, res.stdout.split('\0')):
+        if name not in before:
+            continue
+        data, atime, mtime = before[name]
+        path = os.path.join(wt, name)
+        try:
+            with open(path, 'rb') as f:
+                if f.read() != data:
+                    continue
+            os.utime(path, ns=(atime, mtime))
+        except OSError:
+            continue
+        kept += 1
+    return kept

@@ -64,5 +64,62 @@ class FigureTest(unittest.TestCase):
                              'interval')
 
 
+TWO_FILES = """\
+Subject: [PATCH] two files
+
+---
+diff --git a/fs/a.c b/fs/a.c
+--- a/fs/a.c
++++ b/fs/a.c
+@@ -10,3 +10,4 @@ int a(void)
+ {
++\tcall();
+ \treturn 0;
+ }
+diff --git a/fs/b.c b/fs/b.c
+--- a/fs/b.c
++++ b/fs/b.c
+@@ -1,2 +1,2 @@
+-int b;
++int b = 1;
+ int c;
+@@ -40,3 +40,3 @@ static int d(void)
+ {
+-\treturn 0;
++\treturn 1;
+ }
+diff --git a/include/x.h b/include/x.h
+--- a/include/x.h
++++ b/include/x.h
+@@ -1 +1 @@
+-#define X 1
++#define X 2
+--
+2.39.5
+"""
+
+
+class EditPatchTest(unittest.TestCase):
+    """make bench's edit: one line of C in the last hunk of the last .c
+    file of a patch, its hunk header counted again."""
+
+    def test_the_last_hunk_of_the_last_c_file_gains_a_line(self):
+        edited = bench.edit_patch(TWO_FILES)
+        self.assertIn('@@ -40,3 +40,4 @@ static int d(void)\n+'
+                      + bench.EDITED_LINE + '\n {\n', edited)
+        self.assertEqual(edited.replace('+' + bench.EDITED_LINE + '\n', '')
+                         .replace('+40,4 @@', '+40,3 @@'), TWO_FILES)
+
+    def test_a_hunk_of_one_line_and_a_new_file(self):
+        one = TWO_FILES.replace('@@ -40,3 +40,3 @@', '@@ -40 +40 @@')
+        self.assertIn('@@ -40 +40,2 @@', bench.edit_patch(one))
+        new = TWO_FILES.replace('@@ -40,3 +40,3 @@', '@@ -0,0 +1,121 @@')
+        self.assertIn('@@ -0,0 +1,122 @@', bench.edit_patch(new))
+
+    def test_a_patch_without_c_is_refused(self):
+        with self.assertRaises(ValueError):
+            bench.edit_patch(TWO_FILES.split('diff --git a/fs/a.c')[0])
+
+
 if __name__ == '__main__':
     unittest.main()

@@ -195,6 +195,37 @@ class TestPatchFaults(Harness):
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertIn('New image:', res.stdout)
 
+    def test_a_file_the_edit_leaves_alone_keeps_its_mtime(self):
+        """An edited series is applied on pristine again: the file whose
+        bytes come out as before keeps its mtime (make leaves its object
+        alone), the file the edit changed gets a new one."""
+        self.assertEqual(self.build_flavor('good').returncode, 0)
+        wt = os.path.join(self.build, 'good', 'src')
+        past = 1_000_000_000 * 10**9
+        for name in ('hello.c', 'fs/x.c'):
+            os.utime(os.path.join(wt, name), ns=(past, past))
+        first = os.path.join(self.top, 'good', self.patches[0])
+        second = os.path.join(self.top, 'good', self.patches[1])
+        for path, old, new in ((first, '\n---\n', '\nEdited.\n---\n'),
+                               (second, 'int x5 = 5;', 'int x5 = 6;')):
+            with open(path, encoding='utf-8') as f:
+                text = f.read()
+            with open(path, 'w', encoding='utf-8') as f:
+                f.write(text.replace(old, new, 1))
+        res = self.build_flavor('good')
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn('Applying good (2 patches)', res.stdout)
+        self.assertIn('1 file(s) the series leaves as they were keep their'
+                      ' mtime', res.stdout + res.stderr)
+        self.assertEqual(os.stat(os.path.join(wt, 'hello.c')).st_mtime_ns,
+                         past)
+        self.assertGreater(os.stat(os.path.join(wt, 'fs/x.c')).st_mtime_ns,
+                           past)
+        self.assertEqual(git(wt, 'status', '--porcelain'), '')
+        with open(os.path.join(self.build, 'good', 'bzImage'),
+                  encoding='utf-8') as f:
+            self.assertIn('int x5 = 6;', f.read())
+
     def test_unknown_revision_directory(self):
         res = self.build_flavor('typo')
         self.assertEqual(res.returncode, 2, res.stderr)
