@@ -9,7 +9,7 @@ set -eu
 # One group a line, "name: packages". The groups only decide what is said;
 # the packages are the project's whole list.
 PKG_GROUPS="kernel source: linux-source-6.1 xz-utils
-kernel build tools: gcc make flex bison libelf-dev libssl-dev bc ccache perl
+kernel build tools: gcc make flex bison libelf-dev libssl-dev bc ccache perl lz4
 static checks: sparse coccinelle
 qemu: qemu-system-x86 qemu-system-data
 guest tools: busybox-static e2fsprogs
