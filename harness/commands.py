@@ -6,6 +6,7 @@ differ is harness/stickydiff, run by make."""
 
 from experiments import beyond_cmd
 from experiments import bench_cmd
+from experiments import bench_table
 from experiments import contend
 from experiments import idmap_cmd
 from experiments import mutants
@@ -24,6 +25,7 @@ def add_all(sub):
     suite_cli.add(sub)
     repro_cmd.add(sub)
     bench_cmd.add(sub)
+    bench_table.add(sub)
     beyond_cmd.add(sub)
     contend.add(sub)
     stress.add_stress_commands(sub)

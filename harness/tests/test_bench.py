@@ -7,6 +7,8 @@ import unittest
 
 import support  # noqa: F401  (puts harness/ on sys.path)
 from experiments import bench
+from experiments import bench_table
+from stages import HarnessError
 
 
 class FigureTest(unittest.TestCase):
@@ -119,6 +121,74 @@ class EditPatchTest(unittest.TestCase):
     def test_a_patch_without_c_is_refused(self):
         with self.assertRaises(ValueError):
             bench.edit_patch(TWO_FILES.split('diff --git a/fs/a.c')[0])
+
+
+RUN = {'measured': '2026-12-07 08:00 UTC', 'commit': 'abc1234', 'cold': True,
+       'figures': [
+           {'name': 'edit a v1 patch -> report', 'seconds': 31.0,
+            'reference': 'target', 'reference_seconds': 20.0,
+            'target': 1.0, 'ratio': 1.55, 'unit': 's',
+            'note': '2 flavor(s) rebuilt and run'},
+           {'name': 'cold build, default flavors', 'seconds': 1200.0,
+            'reference': 'cold base', 'reference_seconds': 600.0,
+            'target': 2.0, 'ratio': 2.0, 'unit': 's', 'note': ''},
+           {'name': 'lava-run in v1', 'seconds': None,
+            'reference': 'own suite boot', 'reference_seconds': None,
+            'target': 1.5, 'ratio': None, 'unit': 's', 'note': ''}]}
+
+
+class BenchTableTest(unittest.TestCase):
+    """The README's timing table comes from one bench run, dated."""
+
+    def test_each_figure_a_row_with_its_verdict(self):
+        lines = bench_table.markdown(RUN)
+        self.assertIn('2026-12-07 08:00 UTC at abc1234', lines[0])
+        self.assertIn('bench --cold', lines[0])
+        rows = [x for x in lines if x.startswith('| ')
+                and not x.startswith(('| figure', '| ---'))]
+        self.assertEqual(len(rows), 3)
+        self.assertIn('| 31.0 s | target 20.0 s | 1.55 | <= 1.0 | over |',
+                      rows[0])
+        self.assertIn('20.0 min (1,200 s)', rows[1])
+        self.assertTrue(rows[1].endswith('| 2.00 | <= 2.0 | met |'))
+        self.assertTrue(rows[2].endswith('| - | <= 1.5 | not measured |'))
+
+    def test_the_readme_gets_it_between_its_markers(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, 'README.md')
+            with open(path, 'w') as f:
+                f.write('# x\n\n%s\nold table\n%s\nafter\n'
+                        % (bench_table.BEGIN, bench_table.END))
+            self.assertTrue(bench_table.replace_in(path, ['new', 'table']))
+            with open(path) as f:
+                text = f.read()
+            self.assertEqual(text, '# x\n\n%s\nnew\ntable\n%s\nafter\n'
+                             % (bench_table.BEGIN, bench_table.END))
+            self.assertFalse(bench_table.replace_in(path, ['new', 'table']))
+
+    def test_no_markers_no_change(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, 'README.md')
+            for text in ('no markers\n', '%s\n%s\n' % (bench_table.END,
+                                                      bench_table.BEGIN)):
+                with open(path, 'w') as f:
+                    f.write(text)
+                with self.assertRaises(HarnessError) as cm:
+                    bench_table.replace_in(path, ['table'])
+                self.assertIn('bench table', str(cm.exception))
+                with open(path) as f:
+                    self.assertEqual(f.read(), text)
+
+    def test_a_missing_or_broken_run_says_what_to_do(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, 'bench-kernels.json')
+            for text in (None, '{"figures": ', '[]'):
+                if text is not None:
+                    with open(path, 'w') as f:
+                        f.write(text)
+                with self.assertRaises(HarnessError) as cm:
+                    bench_table.load(path)
+                self.assertIn('make bench', str(cm.exception))
 
 
 if __name__ == '__main__':
