@@ -110,19 +110,37 @@ def every_case(analysis, shown):
         "The full list of each group of ", Link("the pairs", "pairs"),
         ", with the settings joined and both outcomes ",
         Mark("observed"), "."]))
+    listed = {}     # a list's rows -> (title, anchor) where it is shown
     for pair_diff in analysis.diffs:
         pair = pair_diff.pair
         for _title, group, same in _groups(pair_diff):
             if len(group.ordered) <= len(group.rows):
                 continue
-            section.add(doc.Section(
-                "%s: %s (%s)" % (pair.title, group.cause,
-                                 format(group.count, ",")),
-                group_anchor(pair, group, same), level=3).add(
-                doc.Para([Link("back to the pair", pair_anchor(pair))]),
-                doc.Table(_header(pair, True, same),
-                          _rows(pair, group.ordered, shown, True, same),
-                          css="cases")))
+            title = "%s: %s (%s)" % (pair.title, group.cause,
+                                     format(group.count, ","))
+            anchor = group_anchor(pair, group, same)
+            sub = doc.Section(title, anchor, level=3).add(
+                doc.Para([Link("back to the pair", pair_anchor(pair))]))
+            key = (same, tuple((r.settings_text, r.case_id, r.outcome_a,
+                                r.outcome_b, r.rule_a, r.rule_b)
+                               for r in group.ordered))
+            if key in listed:
+                # two pairs whose flavors observed alike list one table
+                sub.add(doc.Para([
+                    "The same %s cases, settings and outcomes%s as "
+                    % (format(group.count, ","),
+                       ", deciding rules" if same else ""),
+                    Link(listed[key][0], listed[key][1]),
+                    " (this pair's %s and %s in the places of %s and %s"
+                    " there)." % (pair.a, pair.b, listed[key][2],
+                                  listed[key][3])]))
+            else:
+                listed[key] = (title, anchor, pair.a, pair.b)
+                sub.add(doc.Table(
+                    _header(pair, True, same),
+                    _rows(pair, group.ordered, shown, True, same),
+                    css="cases"))
+            section.add(sub)
     return section
 
 
