@@ -111,20 +111,24 @@ def _run(cmd, top):
 def edit_to_report(build, top, series, users):
     """Seconds from an edited patch to a rewritten report: the series'
     flavors rebuilt from the edited copy, the suite run in each, the
-    report made. The flavors are rebuilt from the real series after."""
+    report made. After it, untimed, the flavors are rebuilt from the real
+    series and their suite run again: the edited kernel's results would
+    be stale beside the real one's image and fail the next report."""
     sticky = [sys.executable, os.path.join(top, 'harness', 'sticky.py'),
               '--build-dir', build]
+    suite = sticky + ['suite', *(f.name for f in users)]
     touched = _touched_top(top, series)
     try:
         t0 = time.monotonic()
         _timed_build(users, build, touched)
-        bad = _run(sticky + ['suite', *(f.name for f in users)], top)
+        bad = _run(suite, top)
         bad |= _run(['make', '--no-print-directory', 'report'], top)
         seconds = time.monotonic() - t0
     finally:
         shutil.rmtree(touched, ignore_errors=True)
         _timed_build(users, build, top)
-    return seconds, bad
+        restored = _run(suite, top)
+    return seconds, bad | restored
 
 
 def cold(build, top, chosen, label):
