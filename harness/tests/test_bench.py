@@ -179,6 +179,17 @@ class BenchTableTest(unittest.TestCase):
                 with open(path) as f:
                     self.assertEqual(f.read(), text)
 
+    def test_the_readme_has_its_table_between_the_markers(self):
+        path = os.path.join(os.path.dirname(__file__), '..', '..',
+                            'README.md')
+        with open(path, encoding='utf-8') as f:
+            text = f.read()
+        start = text.find(bench_table.BEGIN)
+        end = text.find(bench_table.END)
+        self.assertGreater(start, 0)
+        self.assertGreater(end, start)
+        self.assertIn('| figure | measured | reference |', text[start:end])
+
     def test_a_missing_or_broken_run_says_what_to_do(self):
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, 'bench-kernels.json')
