@@ -304,7 +304,7 @@ DEPS = os.path.join(HARNESS, 'deps.sh')
 # The package set before the output was condensed; it must not change.
 PACKAGES = set('''linux-source-6.1 qemu-system-x86 qemu-system-data
 busybox-static gcc make flex bison libelf-dev libssl-dev bc ccache python3
-git xz-utils sparse coccinelle perl e2fsprogs'''.split())
+git xz-utils sparse coccinelle perl e2fsprogs lz4'''.split())
 
 FAKE_TOOLS = {
     'dpkg-query': '''#!/bin/sh
