@@ -163,12 +163,9 @@ def parse(path, text, flavor=None, cached=None):
         except caseids.CaseIdError as err:
             raise LoadError("%s: %s" % (path, err)) from None
     result = ResultFile(path=path, flavor=name, data=data, compact=compact)
-    if compact:
-        # expand() made one record per (setting, id), params shared
-        result.cases = {(case["setting"], case["id"]): case
-                        for case in data["cases"]}
-    elif cached is not None:
-        # validated when the entry was written, the same bytes as now
+    if compact or cached is not None:
+        # expand() made one record per (setting, id), params shared; a
+        # cache entry was validated when written, from these same bytes
         result.cases = {(case["setting"], case["id"]): case
                         for case in data["cases"]}
     else:
@@ -210,8 +207,9 @@ def _decoded(path, raw):
 
 
 def load(path, flavor=None, cache=None):
-    """The ResultFile of `path`.  `cache`: a directory that keeps the
-    cases of a file in the full form, keyed on its content (loadcache)."""
+    """The ResultFile of `path`.  `cache`: the results directory whose
+    loadcache entries keep a full-form file's cases in the compact form,
+    keyed on the file's content."""
     try:
         with open(path, "rb") as stream:
             raw = stream.read()

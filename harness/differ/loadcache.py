@@ -31,7 +31,7 @@ _code_digest = []
 
 def _code():
     if not _code_digest:
-        digest = hashlib.sha256()
+        digest = hashlib.blake2b()
         for path in CODE:
             try:
                 with open(path, "rb") as stream:

@@ -9,7 +9,7 @@ shares their objects and one flavor's object tree is valid in another's
 (kernel/seed.py).
 Re-applying a changed series resets the worktree to pristine and runs
 `git am` again; a file the series leaves as it was, byte for byte, gets
-its old mtime back (kept_mtimes()), so make rebuilds only what the edit
+its old mtime back (keep_mtimes()), so make rebuilds only what the edit
 changed, not every file the series touches.
 
 A worktree's files are hard links to build/pristine's, not a checkout: a
@@ -225,12 +225,18 @@ def worktree(build, flavor, top, stages):
     return wt
 
 
+def _changed(wt):
+    """The files of the worktree that differ from pristine (committed or
+    not)."""
+    res = git(wt, 'diff', '--name-only', '-z', 'pristine', check=False)
+    return [name for name in res.stdout.split('\0') if name]
+
+
 def series_files(wt):
     """{path: (bytes, atime_ns, mtime_ns)} of the files the worktree
-    changes from pristine (committed or not), before it is reset."""
-    res = git(wt, 'diff', '--name-only', '-z', 'pristine', check=False)
+    changes from pristine, before it is reset."""
     out = {}
-    for name in filter(None, res.stdout.split('\0')):
+    for name in _changed(wt):
         path = os.path.join(wt, name)
         try:
             with open(path, 'rb') as f:
@@ -245,9 +251,8 @@ def keep_mtimes(wt, before):
     """Give each file the series now changes its mtime of `before` when
     its bytes are the same: make then rebuilds only what the new series
     changed. Returns how many files kept theirs."""
-    res = git(wt, 'diff', '--name-only', '-z', 'pristine', check=False)
     kept = 0
-    for name in filter(None, res.stdout.split('\0')):
+    for name in _changed(wt):
         if name not in before:
             continue
         data, atime, mtime = before[name]
