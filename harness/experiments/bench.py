@@ -203,7 +203,7 @@ def _lava_figure(build, top, name):
 def run(args, boot):
     """boot(flavor) -> qemu.Outcome. Returns the table and writes it."""
     build, top = args.build_dir, args.top
-    started = time.time()
+    started, commit = time.time(), _commit(top)   # as the run begins
     chosen = flv.pick([])
     figures = []
     if args.cold:       # first: the edit figures compare with its reference
@@ -259,7 +259,7 @@ def run(args, boot):
                                     for f in figures],
                         'measured': time.strftime('%Y-%m-%d %H:%M UTC',
                                                   time.gmtime(started)),
-                        'commit': _commit(top), 'cold': bool(args.cold)},
+                        'commit': commit, 'cold': bool(args.cold)},
                        os.path.join(build, 'results', 'bench-kernels.json'))
     return table
 

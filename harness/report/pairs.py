@@ -110,7 +110,9 @@ def every_case(analysis, shown):
         "The full list of each group of ", Link("the pairs", "pairs"),
         ", with the settings joined and both outcomes ",
         Mark("observed"), "."]))
-    listed = {}     # a list's rows -> (title, anchor) where it is shown
+    # a list's rows -> (title, anchor, flavor a, flavor b) where it is
+    # shown
+    listed = {}
     for pair_diff in analysis.diffs:
         pair = pair_diff.pair
         for _title, group, same in _groups(pair_diff):
