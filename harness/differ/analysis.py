@@ -3,13 +3,14 @@
 import os
 from dataclasses import dataclass, field
 
+from . import fork
 from . import grid
 from .check import Predictions, check_file
-from .diff import diff_all
+from .diff import diff_all, present_pairs
 from model.flavors import DEFAULT_FLAVORS
 from model.interface import interface_rows
 from model.rule import Walks
-from .load import load_all, result_path
+from .load import digests, load_all, result_path
 from .core_matrix import matrices
 
 
@@ -96,10 +97,25 @@ def stale_flavors(results_dir, files):
     return out
 
 
+def _cells(results_dir):
+    """(digests of the files read, grid.cells()) of a results directory,
+    from a load and check of its own."""
+    files = load_all(results_dir, keep=False)[0]
+    predictions = Predictions()
+    checks = {f: check_file(r, predictions) for f, r in files.items()}
+    return digests(files), grid.cells(files, present_pairs(files), checks,
+                                      Walks(known=predictions.known))
+
+
 def analyse(results_dir, range_diff_dir=None, full=True,
             committed_range_diff=None):
     """Load, check and (when `full`) diff and tabulate every flavor."""
     out = Analysis(results_dir)
+    # The grid's cells that no pair section gives, in a child beside the
+    # matrices and the pairs (0.9 s each here).  It loads and checks the
+    # files again: forked after the load, the pages of the heap that both
+    # processes touched were copied, which cost more than it saved.
+    child = fork.start(_cells, results_dir) if full else None
     out.files, out.load_errors = load_all(results_dir)
     out.missing = [result_path(results_dir, f) for f in DEFAULT_FLAVORS
                    if not os.path.exists(result_path(results_dir, f))]
@@ -109,12 +125,19 @@ def analyse(results_dir, range_diff_dir=None, full=True,
         out.checks[flavor] = check_file(result, predictions)
     if not full:
         return out
+    walks = Walks(known=predictions.known)
+    pairs = present_pairs(out.files)
     for flavor, result in out.files.items():
         out.matrices[flavor] = matrices(result, out.checks[flavor])
-    walks = Walks(known=predictions.known)
-    out.diffs, out.join_errors = diff_all(out.files, checks=out.checks,
-                                          walks=walks)
-    out.grid = grid.build(out.files, out.diffs, out.checks, walks)
+    out.diffs, out.join_errors = diff_all(out.files, pairs, out.checks,
+                                          walks)
+    try:
+        read, cells = child.join()
+    except Exception:       # grid.build() below computes them, or says why
+        read, cells = None, None
+    if read != digests(out.files):      # a file changed between the loads
+        cells = None
+    out.grid = grid.build(out.files, out.diffs, out.checks, walks, cells)
     out.interface = interface_rows(out.files)
     out.range_diffs, out.range_diff_dir, out.range_diff_note = \
         read_range_diffs(range_diff_dir, committed_range_diff)

@@ -407,12 +407,17 @@ def diff_pair(pair, files, checks=None, walks=None):
     return out
 
 
+def present_pairs(files):
+    """pairs_for() the flavors of `files`, in FLAVOR_ORDER."""
+    return pairs_for([f for f in FLAVOR_ORDER if f in files]
+                     + sorted(set(files) - set(FLAVOR_ORDER)))
+
+
 def diff_all(files, pairs=None, checks=None, walks=None):
     """[PairDiff], [JoinError text]; pairs default to pairs_for() the
     flavors present."""
     if pairs is None:
-        pairs = pairs_for([f for f in FLAVOR_ORDER if f in files]
-                          + sorted(set(files) - set(FLAVOR_ORDER)))
+        pairs = present_pairs(files)
     diffs, errors = [], []
     for pair in pairs:
         try:

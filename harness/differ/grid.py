@@ -7,7 +7,7 @@ flavors and every setting is reused, so a cell and its pair section count
 the same cases.  Nothing here renders: front.grid_section() does.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Dict, Optional, Tuple
 
 from .diff import JoinError, Pair, Row, diff_pair
@@ -69,14 +69,16 @@ def _every_setting(pair):
     return pair.settings is None and pair.at_defaults is None
 
 
-def build(files, known=(), checks=None, walks=None):
+def build(files, known=(), checks=None, walks=None, fresh=None):
     """The Grid of every two flavors of `files` ({flavor: result}).
 
     `known`: PairDiffs already computed (the report's pair sections); one
     over the same two flavors and every setting is used as it is and its
-    pair linked.  `checks`: {flavor: CheckResult} (their predictions)."""
+    pair linked.  `checks`: {flavor: CheckResult} (their predictions).
+    `fresh`: cells() already computed for the other pairs of flavors."""
     flavors = present(files)
     grid = Grid(flavors)
+    fresh = fresh or {}
     for i, a in enumerate(flavors):
         for b in flavors[i + 1:]:
             whole = [d for d in known if _same(d.pair, a, b)
@@ -86,13 +88,32 @@ def build(files, known=(), checks=None, walks=None):
             if whole:
                 grid.cells[(a, b)] = _cell(whole[0], a, b, whole[0].pair,
                                            related)
-                continue
-            pair = Pair("%s vs %s" % (a, b), a, b)
-            try:
-                pair_diff = diff_pair(pair, files, checks, walks)
-            except JoinError as err:
-                grid.cells[(a, b)] = Cell(a, b, related=related,
-                                          error=str(err))
-                continue
-            grid.cells[(a, b)] = _cell(pair_diff, a, b, None, related)
+            elif (a, b) in fresh:
+                grid.cells[(a, b)] = replace(fresh[(a, b)], related=related)
+            else:
+                grid.cells[(a, b)] = _fresh_cell(files, a, b, checks, walks,
+                                                 related)
     return grid
+
+
+def cells(files, declared, checks=None, walks=None):
+    """{(a, b): Cell} of the two flavors that no pair of `declared` joins
+    over every setting: what build() computes besides the pair sections,
+    without waiting for them."""
+    flavors = present(files)
+    out = {}
+    for i, a in enumerate(flavors):
+        for b in flavors[i + 1:]:
+            if not any(_same(p, a, b) and _every_setting(p)
+                       for p in declared):
+                out[(a, b)] = _fresh_cell(files, a, b, checks, walks)
+    return out
+
+
+def _fresh_cell(files, a, b, checks, walks, related=()):
+    pair = Pair("%s vs %s" % (a, b), a, b)
+    try:
+        pair_diff = diff_pair(pair, files, checks, walks)
+    except JoinError as err:
+        return Cell(a, b, related=related, error=str(err))
+    return _cell(pair_diff, a, b, None, related)

@@ -30,6 +30,7 @@ class ResultFile:
     cases: dict = field(default_factory=dict)   # (setting, id) -> case
     compact: bool = False       # read from the committed, compact form
     cache_key: str = None       # its loadcache entry, when it has one
+    digest: str = None          # loadcache.key() of its bytes, when read
     # what is derived from the cases, forgotten when they change in number:
     # None -> their number, a setting -> its id set, ("sorted", setting),
     # ("select", wanted), ("params",) -> ResultFile._by_params()
@@ -206,10 +207,10 @@ def _decoded(path, raw):
         raise LoadError("%s: not UTF-8 (%s)" % (path, err)) from None
 
 
-def load(path, flavor=None, cache=None):
+def load(path, flavor=None, cache=None, keep=True):
     """The ResultFile of `path`.  `cache`: the results directory whose
     loadcache entries keep a full-form file's cases in the compact form,
-    keyed on the file's content."""
+    keyed on the file's content; `keep`: False to read the entries only."""
     try:
         with open(path, "rb") as stream:
             raw = stream.read()
@@ -221,12 +222,14 @@ def load(path, flavor=None, cache=None):
     cached = loadcache.read(cache, name)
     if cached is not None:
         result = parse(path, None, flavor, cached)
+        result.cache_key = name
     else:
         result = parse(path, _decoded(path, raw), flavor)
-        if result.compact:      # a compact file parses fast already
-            return result
-        loadcache.write(cache, name, result.data)
-    result.cache_key = name
+        # a compact file parses fast already
+        if keep and not result.compact:
+            loadcache.write(cache, name, result.data)
+            result.cache_key = name
+    result.digest = name
     return result
 
 
@@ -236,20 +239,27 @@ def present_flavors(results_dir):
             if os.path.exists(result_path(results_dir, name))]
 
 
-def load_flavor(results_dir, flavor, cache=None):
-    return load(result_path(results_dir, flavor), flavor, cache)
+def load_flavor(results_dir, flavor, cache=None, keep=True):
+    return load(result_path(results_dir, flavor), flavor, cache, keep)
 
 
-def load_all(results_dir):
+def load_all(results_dir, keep=True):
     """Load every present flavor; (files by flavor, list of LoadErrors).
     The full-form files go through a cache in `results_dir` (loadcache),
-    which keeps only the entries of the files as they are now."""
+    which keeps only the entries of the files as they are now; `keep`:
+    False to read the cache and leave it as it is (a second reader)."""
     files, errors = {}, []
     for name in present_flavors(results_dir):
         try:
-            files[name] = load_flavor(results_dir, name, results_dir)
+            files[name] = load_flavor(results_dir, name, results_dir, keep)
         except LoadError as err:
             errors.append(err)
-    loadcache.prune(results_dir, {result.cache_key for result in
-                                  files.values()})
+    if keep:
+        loadcache.prune(results_dir, {result.cache_key for result in
+                                      files.values()})
     return files, errors
+
+
+def digests(files):
+    """{flavor: the digest of its bytes} of loaded files."""
+    return {flavor: result.digest for flavor, result in files.items()}

@@ -4,8 +4,10 @@ import io
 import os
 import tempfile
 import unittest
+from unittest import mock
 
 import support
+from differ import fork
 from stickydiff.cli import main
 from differ.diff import pairs_for
 
@@ -169,6 +171,30 @@ class CliTest(unittest.TestCase):
         self.assertLess(len(text.splitlines()) - len(pages),
                         10 + len(support.FLAVORS)
                         + 3 * len(pairs_for(support.FLAVORS)))
+
+    def test_report_forked_or_not_writes_the_same(self):
+        """The report's child (the grid's cells) gives what one process
+        gives."""
+        support.write_results(self.results)
+        args = ("report", "--results", self.results, "--out")
+        serial = os.path.join(self.tmp.name, "serial")
+        with mock.patch.dict(os.environ, {fork.ENV: "0"}):
+            code, one = run(*args, serial)
+        self.assertEqual(code, 0)
+        code, two = run(*args, self.out)
+        self.assertEqual(code, 0)
+        self.assertEqual(one.replace(serial, self.out), two)
+        names = sorted(os.path.relpath(os.path.join(d, n), self.out)
+                       for d, _, files in os.walk(self.out) for n in files)
+        self.assertGreater(len(names), 10)
+        self.assertEqual(names, sorted(
+            os.path.relpath(os.path.join(d, n), serial)
+            for d, _, files in os.walk(serial) for n in files))
+        for name in names:
+            with open(os.path.join(serial, name), encoding="utf-8") as a, \
+                    open(os.path.join(self.out, name),
+                         encoding="utf-8") as b:
+                self.assertEqual(a.read(), b.read(), name)
 
     def test_report_rewrites_only_what_changed(self):
         """A second report leaves its unchanged files alone, restores a

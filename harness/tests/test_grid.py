@@ -7,13 +7,17 @@ import os
 import re
 import tempfile
 import unittest
+from dataclasses import replace
+from unittest import mock
 
 import support
+from differ import analysis
 from differ import grid
 from report import render_html
 from report import render_md
 from report import build as report
 from differ.analysis import analyse
+from differ.diff import present_pairs
 from model.flavors import FLAVOR_ORDER
 
 
@@ -83,6 +87,40 @@ class GridTest(unittest.TestCase):
         self.assertEqual(cell.differing, boot.differing)
         self.assertGreater(cell.differing, 0)
         self.assertEqual(cell.causes, (("default value", boot.differing),))
+
+    def test_cells_computed_apart_are_the_cells_built_in_place(self):
+        """grid.cells() (the report runs it in a child, beside the pair
+        sections) gives every cell that no declared pair gives, and a
+        Grid built from them is the Grid built without them."""
+        pairs = present_pairs(self.analysis.files)
+        apart = grid.cells(self.analysis.files, pairs, self.analysis.checks)
+        self.assertEqual(set(apart), {key for key, cell
+                                      in self.reused.cells.items()
+                                      if cell.pair is None})
+        self.assertTrue(apart)
+        built = grid.build(self.analysis.files, self.analysis.diffs,
+                           self.analysis.checks, fresh=apart)
+        self.assertEqual(built, self.reused)
+        self.assertTrue(any(c.related for c in built.cells.values()))
+        self.assertEqual(self.analysis.grid, self.reused)
+
+    def test_cells_of_other_files_are_not_used(self):
+        """The child loads the files again: cells it computed from other
+        bytes (a file rewritten between the two loads), or none at all
+        (it failed), leave the grid to be computed in place."""
+        wrong = {key: grid.Cell(*key, differing=10 ** 6)
+                 for key, cell in self.reused.cells.items() if not cell.pair}
+        for answer in (lambda d: ({}, wrong), lambda d: 1 / 0):
+            with mock.patch.object(analysis, "_cells", answer):
+                self.assertEqual(analyse(self.dir).grid, self.reused)
+        right = analysis._cells(self.dir)
+        self.assertEqual(right[1], {k: replace(c, related=())
+                                    for k, c in self.reused.cells.items()
+                                    if not c.pair})
+        with mock.patch.object(analysis, "_cells",
+                               lambda d: (right[0], wrong)):
+            self.assertEqual(analyse(self.dir).grid.cell(*next(iter(wrong))
+                                                         ).differing, 10 ** 6)
 
     def test_one_flipped_case_moves_its_flavor_by_one(self):
         def flip(flavor, data):

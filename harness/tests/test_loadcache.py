@@ -56,6 +56,26 @@ class LoadCacheTest(unittest.TestCase):
         self.assertEqual(list(got.cases), list(want.cases))
         self.assertEqual(got.cases, want.cases)
 
+    def test_a_second_reader_reads_and_leaves_the_cache(self):
+        """load_all(keep=False), the report's child: hits the entries
+        there are, writes none and removes none."""
+        files, _ = load.load_all(self.dir, keep=False)
+        self.assertEqual(self.entries(), [])
+        self.assertIsNone(files["v1"].cache_key)
+        digest = files["v1"].digest
+        self.assertTrue(digest)
+        load.load_all(self.dir)
+        self.assertEqual(self.entries(), [digest])
+        stale = os.path.join(self.dir, loadcache.DIRECTORY, "old.json")
+        with open(stale, "w", encoding="utf-8") as stream:
+            stream.write("{}")
+        with mock.patch.object(loadcache, "write") as write:
+            again, _ = load.load_all(self.dir, keep=False)
+        write.assert_not_called()
+        self.assertEqual(self.entries(), sorted([digest, "old.json"]))
+        self.assertEqual(again["v1"].cache_key, digest)
+        self.assert_same(again["v1"], files["v1"])
+
     def test_a_hit_gives_what_a_parse_gives(self):
         parsed = load.load_flavor(self.dir, "v1")
         first = load.load_flavor(self.dir, "v1", self.dir)
