@@ -182,11 +182,12 @@ class Predictions:
         """The _Column of one setting's cases under `config`, computed
         once per rules and observations: settings and flavors observed
         alike under the same rules share it."""
-        key = (config.rules, tuple(
+        # a list, then a tuple: a third of the time of tuple(generator)
+        key = (config.rules, tuple([
             (case["id"], case["ret"], case["errno"],
              case.get("atime_changed"), case.get("control_ret"),
              case.get("control_errno"), id(case["params"]))
-            for case in cases))
+            for case in cases]))
         known = self._columns.get(key)
         if known is not None:
             return known[1]

@@ -139,12 +139,13 @@ def named_by(analysis):
     """{case id: [pairs whose groups name it]}."""
     out = {}
     for pair_diff in analysis.diffs:
-        for groups in (pair_diff.differ, pair_diff.same_outcome):
-            for group in groups.values():
-                for row in group.members:
-                    pairs = out.setdefault(row.case_id, [])
-                    if pair_diff.pair not in pairs:
-                        pairs.append(pair_diff.pair)
+        named = {row.case_id
+                 for groups in (pair_diff.differ, pair_diff.same_outcome)
+                 for group in groups.values() for row in group.members}
+        for cid in named:
+            pairs = out.setdefault(cid, [])
+            if pair_diff.pair not in pairs:     # two sections, one pair
+                pairs.append(pair_diff.pair)
     return out
 
 
