@@ -19,6 +19,7 @@ layout mirrors common/lib/layout.c; needs() reads cases.def's NEEDS rows.
 No file is read per call: the report calls script() for every case view.
 """
 
+import re
 from functools import lru_cache
 
 from .cases import has_control, split_id
@@ -63,9 +64,12 @@ MAINLINE_PATHS = tuple((n, p) for n, p in KNOBS
 REQUIRED_MAINLINE = ("protected_symlinks", "protected_hardlinks")  # 3.6
 
 
+_SAFE = re.compile(r"[\w/.,=:@%+-]+", re.ASCII)
+
+
 def _q(word):
     """A word for sh: quoted only when it needs it."""
-    if word and all(c.isalnum() or c in "/._-,=:@%+" for c in word):
+    if _SAFE.fullmatch(word):
         return word
     return "'" + word.replace("'", "'\\''") + "'"
 

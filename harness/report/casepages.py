@@ -138,14 +138,13 @@ def _reproduce(analysis, cid, labels, files):
 def named_by(analysis):
     """{case id: [pairs whose groups name it]}."""
     out = {}
-    for pair_diff in analysis.diffs:
-        named = {row.case_id
+    for pair in dict.fromkeys(d.pair for d in analysis.diffs):
+        named = {row.case_id for pair_diff in analysis.diffs
+                 if pair_diff.pair == pair
                  for groups in (pair_diff.differ, pair_diff.same_outcome)
                  for group in groups.values() for row in group.members}
         for cid in named:
-            pairs = out.setdefault(cid, [])
-            if pair_diff.pair not in pairs:     # two sections, one pair
-                pairs.append(pair_diff.pair)
+            out.setdefault(cid, []).append(pair)
     return out
 
 
