@@ -10,7 +10,7 @@ from differ.diff import PAIRS
 from kernel import rangediff
 
 from . import doc
-from .doc import Code, Link
+from .doc import Code
 from .front import pair_evidence
 
 ANCHOR = "code-steps"
