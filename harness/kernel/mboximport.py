@@ -136,7 +136,7 @@ def _refuse_numbering(patches, covers, mbox):
     if len(totals) > 1 or len(prefixes) > 1 or len(covers) > 1:
         raise HarnessError(f'{mbox} holds more than one series (' + ', '.join(
             sorted(p.label for p in covers + patches)) + '): keep one '
-            f'version of it (b4 am -v N) and import that')
+            'version of it (b4 am -v N) and import that')
     numbers = [p.number for p in patches]
     total = totals.pop()
     dup = sorted({n for n in numbers if numbers.count(n) > 1})

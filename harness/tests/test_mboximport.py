@@ -307,7 +307,7 @@ class ImportMboxTest(unittest.TestCase):
         res = subprocess.run(cmd, capture_output=True, text=True,
                              cwd=self.tmp)
         self.assertEqual(res.returncode, 0, res.stderr)
-        self.assertIn(f'[v9]\nseries = v9\nconfig = FILL-IN\n', res.stdout)
+        self.assertIn('[v9]\nseries = v9\nconfig = FILL-IN\n', res.stdout)
         self.assertIn(f'describe = v9: {COVER_SUBJECT}\n', res.stdout)
         self.assertIn('make kernel FLAVOR=v9', res.stdout)
         self.assertEqual(self.series()[0][:5], '0001-')
