@@ -1,15 +1,13 @@
 """One function run in a forked child while the caller goes on.
 
-The report's later stages read the loaded records and the check without
-changing them, and two of them produce little: the grid's cells, and the
-Markdown pages (written by the child itself).  A forked child inherits
-what is loaded, so nothing is copied in; its value comes back pickled.
+The report's analysis forks one child before it loads anything (a child
+forked from the loaded heap made both processes copy the pages they
+touched, which cost more than it saved); the child does its own load and
+check and sends back what it computed, pickled.
 
 Nothing is lost to the child: when fork is unavailable, STICKY_FORK=0 is
 set, or the child ends without an answer (killed, out of memory), the
-function runs in the caller at join().  So it must be safe to run twice:
-a child that wrote half its files is followed by a run that writes them
-all, each whole.
+function runs in the caller at join(), so it must be safe to run twice.
 """
 
 import os
