@@ -35,6 +35,20 @@ class Analysis:
     regression: dict = None    # {flavor: [change lines]} since the
     #                            expected results, when compared
     expected_dir: str = ""
+    child: object = None       # fork.Child that loaded the same files,
+    #                            waiting for elsewhere()
+
+    def elsewhere(self, function, *args):
+        """A Work of the generator function(analysis, *args): run by the
+        child on its own Analysis of the same files when one waits (it
+        has loaded and checked them), else here."""
+        child, self.child = self.child, None
+        if child is not None:
+            try:
+                child.send((function, args))
+            except fork.Lost:
+                child = None
+        return Work(child, function, args, self)
 
     @property
     def unexplained(self):
@@ -97,25 +111,70 @@ def stale_flavors(results_dir, files):
     return out
 
 
-def _cells(results_dir):
+class Work:
+    """The values of one elsewhere() call, in order: received from the
+    child, or computed here when there is none or it was lost (then the
+    values already received are computed again and skipped)."""
+
+    def __init__(self, child, function, args, analysis):
+        self._child, self._function, self._args = child, function, args
+        self._analysis = analysis
+        self._received = 0
+        self._here = None
+
+    def next(self):
+        if self._child is not None:
+            try:
+                value = self._child.receive()
+                self._received += 1
+                return value
+            except fork.Lost:
+                self._child = None
+        if self._here is None:
+            self._here = self._function(self._analysis, *self._args)
+            for _ in range(self._received):
+                next(self._here)
+        return next(self._here)
+
+    def close(self):
+        if self._child is not None:
+            self._child.close()
+            self._child = None
+
+
+def _part(results_dir):
     """(digests of the files read, grid.cells()) of a results directory,
-    from a load and check of its own."""
+    from a load and check of its own; and that Analysis."""
     files = load_all(results_dir, keep=False)[0]
     predictions = Predictions()
     checks = {f: check_file(r, predictions) for f, r in files.items()}
-    return digests(files), grid.cells(files, present_pairs(files), checks,
-                                      Walks(known=predictions.known))
+    own = Analysis(results_dir, files=files, checks=checks)
+    cells = grid.cells(files, present_pairs(files), checks,
+                       Walks(known=predictions.known))
+    return (digests(files), cells), own
+
+
+def _child(results_dir):
+    """The report's child: _part(), then the values of the one function
+    elsewhere() sends it, on its own Analysis."""
+    part, own = _part(results_dir)
+    yield part
+    request = yield fork.WAIT
+    if request is not None:
+        function, args = request
+        yield from function(own, *args)
 
 
 def analyse(results_dir, range_diff_dir=None, full=True,
-            committed_range_diff=None):
-    """Load, check and (when `full`) diff and tabulate every flavor."""
+            committed_range_diff=None, keep_child=False):
+    """Load, check and (when `full`) diff and tabulate every flavor.
+    `keep_child`: the child stays, loaded, for elsewhere()."""
     out = Analysis(results_dir)
     # The grid's cells that no pair section gives, in a child beside the
-    # matrices and the pairs (0.9 s each here).  It loads and checks the
-    # files again: forked after the load, the pages of the heap that both
-    # processes touched were copied, which cost more than it saved.
-    child = fork.start(_cells, results_dir) if full else None
+    # matrices and the pair sections (1 s each here).  It loads and checks
+    # the files again: forked after the load, the pages of the heap that
+    # both processes touched were copied, which cost more than it saved.
+    child = fork.start(_child, results_dir) if full else None
     out.files, out.load_errors = load_all(results_dir)
     out.missing = [result_path(results_dir, f) for f in DEFAULT_FLAVORS
                    if not os.path.exists(result_path(results_dir, f))]
@@ -126,17 +185,27 @@ def analyse(results_dir, range_diff_dir=None, full=True,
     if not full:
         return out
     walks = Walks(known=predictions.known)
-    pairs = present_pairs(out.files)
     for flavor, result in out.files.items():
         out.matrices[flavor] = matrices(result, out.checks[flavor])
-    out.diffs, out.join_errors = diff_all(out.files, pairs, out.checks,
-                                          walks)
-    try:
-        read, cells = child.join()
-    except Exception:       # grid.build() below computes them, or says why
-        read, cells = None, None
+    out.diffs, out.join_errors = diff_all(out.files,
+                                          present_pairs(out.files),
+                                          out.checks, walks)
+    read, cells = None, None
+    if child is not None:
+        try:
+            read, cells = child.receive()
+        except Exception:   # computed below, or the error said there
+            child.close()
+            child = None
     if read != digests(out.files):      # a file changed between the loads
         cells = None
+        if child is not None:
+            child.close()
+            child = None
+    if child is not None and keep_child:
+        out.child = child
+    elif child is not None:
+        child.close()
     out.grid = grid.build(out.files, out.diffs, out.checks, walks, cells)
     out.interface = interface_rows(out.files)
     out.range_diffs, out.range_diff_dir, out.range_diff_note = \

@@ -29,8 +29,10 @@ def source_text(analysis):
                                                if note else [])
 
 
-def build(analysis, top=TOP):
-    """The Document of one Analysis; `top` holds the patch series."""
+def build(analysis, top=TOP, apart=False):
+    """The Document of one Analysis; `top` holds the patch series.
+    `apart`: the case views are a casepages.Placeholder, built and
+    rendered apart (report/apart.py)."""
     document = doc.Document(TITLE)
     shown = set()       # case ids the report names: each gets a view
     document.blocks.append(debate.story_section(
@@ -53,7 +55,9 @@ def build(analysis, top=TOP):
     sections.append(reference.assumptions_section())
     if analysis.diffs:
         sections.append(pairs_doc.every_case(analysis, shown))
-    if shown:
+    if shown and apart:
+        sections.append(casepages.Placeholder(shown))
+    elif shown:
         sections.append(casepages.case_views(analysis, shown,
                                              document.files))
     document.sections = sections

@@ -198,9 +198,30 @@ def _valid(cid):
     return True
 
 
-def case_views(analysis, ids, files=None):
-    """The page of case views; each case's script goes into `files`."""
-    section = doc.Section("Case views", "cases", page="cases")
+PAGE = "cases"
+
+
+def _section():
+    return doc.Section("Case views", PAGE, page=PAGE)
+
+
+class Placeholder(doc.Section):
+    """The case views' section without its views, in a document whose
+    case-view page is rendered apart (report/apart.py): the same title,
+    page and anchors, so every other page links and lists it alike."""
+
+    def __init__(self, ids):
+        section = _section()
+        super().__init__(section.title, section.anchor, page=section.page)
+        self.ids = sorted(ids)
+        self.blocks = [doc.Details([], [], anchor=doc.case_anchor(cid))
+                       for cid in self.ids]
+
+
+def case_views(analysis, ids, files=None, naming=None):
+    """The page of case views; each case's script goes into `files`.
+    `naming`: named_by(analysis), when computed apart from it."""
+    section = _section()
     section.add(doc.Para([
         "One view per case id named above. Each cell: the outcome ",
         Mark("observed"), ", then the rule that decided it and at which"
@@ -210,7 +231,8 @@ def case_views(analysis, ids, files=None):
         " \u2192 ".join(t for t, _, _ in pipeline(list(analysis.files))),
         "."]))
     labels = labels_of(analysis)
-    naming = named_by(analysis)
+    if naming is None:
+        naming = named_by(analysis)
     for cid in sorted(ids):
         section.add(case_view(analysis, cid, labels, files,
                               naming.get(cid, ())))

@@ -209,10 +209,17 @@ def pages(document):
     return out, page_of
 
 
-def writers(document, page_class):
+def writers(document, page_class, page_of=None):
     """(page, its sections, every section, a page_class writer of it)
-    for each page of `document`, the report's own first."""
-    by_page, page_of = pages(document)
+    for each page of `document`, the report's own first.  `page_of`:
+    the pages of anchors defined in another document (one rendered
+    apart from it); its own anchors take precedence."""
+    by_page, own = pages(document)
+    if page_of:
+        page_of = dict(page_of)
+        page_of.update(own)
+    else:
+        page_of = own
     every = [s for sections in by_page.values() for s in sections]
     for page, sections in by_page.items():
         yield page, sections, every, page_class(page_of, page, document.top)

@@ -182,12 +182,17 @@ def _head(title):
             "<h1>%s</h1>" % escape(title)]
 
 
-def pages(document):
+def pages(document, skip=(), page_of=None):
     """{file name: HTML} of every page of the Document: report.html
     holds the blocks, the contents and the sections of page "", and
-    each other page its own sections."""
+    each other page its own sections.  A page in `skip` maps to None
+    (report/apart.py renders it); `page_of`: see doc.writers()."""
     out = {}
-    for page, sections, every, writer in doc.writers(document, Page):
+    for page, sections, every, writer in doc.writers(document, Page,
+                                                     page_of):
+        if page in skip:
+            out[page_file(page)] = None     # rendered apart
+            continue
         if page:
             lines = _head("%s: %s" % (document.title, sections[0].title))
             lines.append('<p><a href="%s">\u2190 the report</a></p>'

@@ -134,10 +134,14 @@ def page_file(page):
     return Page.file(page)
 
 
-def pages(document):
+def pages(document, skip=(), page_of=None):
     """{file name: Markdown} of every page (see render_html.pages)."""
     out = {}
-    for page, sections, every, writer in doc.writers(document, Page):
+    for page, sections, every, writer in doc.writers(document, Page,
+                                                     page_of):
+        if page in skip:
+            out[page_file(page)] = None     # rendered apart
+            continue
         if page:
             lines = ["# %s: %s" % (document.title, sections[0].title), "",
                      "[\u2190 the report](%s)" % page_file(""), ""]

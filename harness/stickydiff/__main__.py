@@ -1,6 +1,7 @@
 """python3 -m stickydiff (with PYTHONPATH=harness)."""
 
 import gc
+import os
 import sys
 
 from .cli import main
@@ -11,7 +12,13 @@ from .cli import main
 # 6.1 s instead of 7.7 s here, at the same peak memory (260 MB).
 gc.disable()
 try:
-    sys.exit(main())
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
 except BrokenPipeError:         # e.g. piped into head
     sys.stderr.close()
     sys.exit(1)
+# Every file it writes is closed by now.  Freeing the heap object by
+# object at the interpreter's exit took 0.3 s of a 5.9 s report; the
+# kernel drops it at once.
+os._exit(code)

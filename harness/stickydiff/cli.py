@@ -5,10 +5,11 @@ import os
 import sys
 
 from differ import regress
-from report import render_html
-from report import render_md
+from report import apart
+from report import casepages
 from report import build as report
 from report.build import TOP
+from report.files import write_if_changed
 from differ.analysis import analyse
 from differ.control_summary import control_error_lines, control_lines
 from differ.load import LoadError, present_flavors
@@ -114,7 +115,8 @@ def report_source(args):
 def cmd_report(args, out):
     directory, note, fresh = report_source(args)
     analysis = analyse(directory, args.range_diff,
-                       committed_range_diff=args.committed_range_diff)
+                       committed_range_diff=args.committed_range_diff,
+                       keep_child=True)
     analysis.source_note = note
     analysis.sections = read_sections(args.section,
                                       args.results if fresh else None)
@@ -122,11 +124,15 @@ def cmd_report(args, out):
     if fresh and os.path.isdir(args.expected):
         analysis.regression = regress.compare(args.results, args.expected,
                                               analysis.files)
-    document = report.build(analysis)
+    document = report.build(analysis, apart=analysis.child is not None)
     document.top = os.path.relpath(TOP, os.path.abspath(args.out)) + "/"
     os.makedirs(args.out, exist_ok=True)
     paths = []
-    pages = [module.pages(document) for module in (render_md, render_html)]
+    work = apart.hand_over(analysis, document, args.out)
+    skip = (casepages.PAGE,) if work else ()
+    pages = [module.pages(document, skip) for module in apart.RENDERERS]
+    if work:
+        document.files.update(work.next())
     for directory in {os.path.dirname(n) for n in document.files} - {""}:
         # the report's own directory of files: what this run did not
         # write is last run's
@@ -144,32 +150,14 @@ def cmd_report(args, out):
     for texts in pages:
         for name, text in texts.items():
             path = os.path.join(args.out, name)
-            write_if_changed(path, text)
+            if text is not None:        # else written apart
+                write_if_changed(path, text)
             paths.append(path)
+    if work:
+        apart.written(pages, work.next())
+        work.close()
     print(summary(analysis, paths), file=out)
     return 1 if analysis.verdict == "FAIL" else 0
-
-
-def write_if_changed(path, text):
-    """Write `text` to `path` unless it holds it already, through a
-    temporary name, so an interrupted run leaves each file whole: a
-    report from the committed results rewrites none of its 1,200 files
-    (unlinking and creating them took 1.3 s)."""
-    try:
-        with open(path, encoding="utf-8") as stream:
-            if stream.read() == text:
-                return
-    except (OSError, UnicodeDecodeError):
-        pass
-    tmp = path + ".tmp"
-    try:
-        with open(tmp, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(tmp, path)
-    except OSError as err:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise OSError(err.errno, err.strerror, path) from None
 
 
 def cmd_compare(args, out):

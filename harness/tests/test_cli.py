@@ -2,17 +2,40 @@
 
 import io
 import os
+import signal
 import tempfile
 import unittest
 from unittest import mock
 
 import support
 from differ import fork
+from report import apart
 from stickydiff.cli import main
 from differ.diff import pairs_for
 
 COMMITTED = os.path.join(os.path.dirname(support.HARNESS), "results",
                          "expected")
+
+
+PARENT = os.getpid()
+VIEWS = apart.views
+
+
+def _killed_at(count, analysis, args):
+    """apart.views(), its child killed before its value number `count`:
+    the caller computes that value and the rest itself."""
+    for number, value in enumerate(VIEWS(analysis, *args)):
+        if number == count and os.getpid() != PARENT:
+            os.kill(os.getpid(), signal.SIGKILL)
+        yield value
+
+
+def views_killed_first(analysis, *args):
+    yield from _killed_at(0, analysis, args)
+
+
+def views_killed_second(analysis, *args):
+    yield from _killed_at(1, analysis, args)
 
 
 def run(*argv):
@@ -173,8 +196,8 @@ class CliTest(unittest.TestCase):
                         + 3 * len(pairs_for(support.FLAVORS)))
 
     def test_report_forked_or_not_writes_the_same(self):
-        """The report's child (the grid's cells) gives what one process
-        gives."""
+        """The report's child (the grid's cells, the case views' page)
+        gives what one process gives."""
         support.write_results(self.results)
         args = ("report", "--results", self.results, "--out")
         serial = os.path.join(self.tmp.name, "serial")
@@ -184,16 +207,25 @@ class CliTest(unittest.TestCase):
         code, two = run(*args, self.out)
         self.assertEqual(code, 0)
         self.assertEqual(one.replace(serial, self.out), two)
-        names = sorted(os.path.relpath(os.path.join(d, n), self.out)
-                       for d, _, files in os.walk(self.out) for n in files)
+        self.assertSameFiles(serial, self.out)
+        # a child killed before its case views, or after their scripts
+        for killer in (views_killed_first, views_killed_second):
+            out = os.path.join(self.tmp.name, killer.__name__)
+            with mock.patch.object(apart, "views", killer):
+                code, three = run(*args, out)
+            self.assertEqual((code, three.replace(out, self.out)), (0, two))
+            self.assertSameFiles(serial, out)
+
+    def assertSameFiles(self, serial, out):
+        names = sorted(os.path.relpath(os.path.join(d, n), out)
+                       for d, _, files in os.walk(out) for n in files)
         self.assertGreater(len(names), 10)
         self.assertEqual(names, sorted(
             os.path.relpath(os.path.join(d, n), serial)
             for d, _, files in os.walk(serial) for n in files))
         for name in names:
             with open(os.path.join(serial, name), encoding="utf-8") as a, \
-                    open(os.path.join(self.out, name),
-                         encoding="utf-8") as b:
+                    open(os.path.join(out, name), encoding="utf-8") as b:
                 self.assertEqual(a.read(), b.read(), name)
 
     def test_report_rewrites_only_what_changed(self):

@@ -1,9 +1,11 @@
-"""differ/fork.py: the value comes back from a child, its exception is
-raised in the caller, and a child that dies without an answer, or no
-fork at all, still gives the answer (computed in the caller)."""
+"""differ/fork.py: a child's generator sends its values in order and
+answers its WAITs with the caller's requests; its exception is raised in
+the caller, a child that ends without a value is Lost (the caller then
+computes it), and no fork at all is said by start() returning None."""
 
 import os
 import signal
+import tempfile
 import unittest
 from unittest import mock
 
@@ -11,60 +13,100 @@ import support  # noqa: F401  (puts harness/ on the path)
 from differ import fork
 
 
-def where(value):
-    return os.getpid(), value
+def talks(big):
+    """Two values, a request answered, and a value built from it."""
+    yield os.getpid(), big
+    yield "second"
+    request = yield fork.WAIT
+    yield "asked %s" % request
 
 
-def fails():
+def fails_after_one():
+    yield 1
     raise ValueError("bad input: a")
 
 
-def dies_in_child(parent):
+def dies_after_one(parent):
+    yield 1
     if os.getpid() != parent:
         os.kill(os.getpid(), signal.SIGKILL)
-    return os.getpid()
+    yield 2
 
 
 def unpicklable():
-    return lambda: None
+    yield lambda: None
+
+
+def ends():
+    return
+    yield       # a generator that yields nothing
+
+
+def waits(marker):
+    yield fork.WAIT
+    with open(marker, "w"):     # resumed though the caller sent nothing
+        pass
+    yield "never asked"
 
 
 class ForkTest(unittest.TestCase):
 
-    def test_value_comes_back_from_a_child(self):
-        big = "x" * (1 << 20)     # more than a pipe holds
-        child = fork.start(where, big)
-        self.assertIsNotNone(child.pid)
-        pid, value = child.join()
+    def test_values_in_order_and_a_request_answered(self):
+        big = "x\u2265" * (1 << 20)     # more than a pipe holds
+        child = fork.start(talks, big)
+        self.assertIsNotNone(child)
+        pid, value = child.receive()
         self.assertNotEqual(pid, os.getpid())
         self.assertEqual(pid, child.pid)
         self.assertEqual(value, big)
+        self.assertEqual(child.receive(), "second")
+        child.send(42)
+        self.assertEqual(child.receive(), "asked 42")
+        child.close()
+        self.assertIsNone(child.pid)
 
     def test_exception_raised_in_the_caller(self):
-        child = fork.start(fails)
+        child = fork.start(fails_after_one)
+        self.assertEqual(child.receive(), 1)
         with self.assertRaisesRegex(ValueError, "bad input: a"):
-            child.join()
+            child.receive()
+        self.assertIsNone(child.pid)        # reaped
 
-    def test_a_child_killed_leaves_the_work_to_the_caller(self):
-        child = fork.start(dies_in_child, os.getpid())
-        self.assertIsNotNone(child.pid)
-        self.assertEqual(child.join(), os.getpid())
+    def test_a_child_killed_is_lost(self):
+        child = fork.start(dies_after_one, os.getpid())
+        self.assertEqual(child.receive(), 1)
+        with self.assertRaises(fork.Lost):
+            child.receive()
+        self.assertIsNone(child.pid)
+        with self.assertRaises(fork.Lost):     # nothing reads requests
+            child.send("anyone?")
 
-    def test_unpicklable_answer_is_an_error_naming_it(self):
+    def test_unpicklable_value_is_an_error_naming_it(self):
         with self.assertRaisesRegex(RuntimeError, "could not be pickled"):
-            fork.start(unpicklable).join()
+            fork.start(unpicklable).receive()
 
-    def test_serial_when_asked(self):
+    def test_close_ends_a_child_waiting_for_a_request(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            marker = os.path.join(tmp, "resumed")
+            child = fork.start(waits, marker)
+            pid = child.pid
+            child.close()
+            with self.assertRaises(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)     # reaped, not left running
+            self.assertFalse(os.path.exists(marker))
+
+    def test_a_generator_that_ends_early_is_lost_not_hung(self):
+        child = fork.start(ends)
+        with self.assertRaises(fork.Lost):
+            child.receive()
+
+    def test_none_when_asked(self):
         with mock.patch.dict(os.environ, {fork.ENV: "0"}):
-            child = fork.start(where, 1)
-        self.assertIsNone(child.pid)
-        self.assertEqual(child.join(), (os.getpid(), 1))
+            self.assertIsNone(fork.start(talks, 1))
 
-    def test_serial_when_fork_fails(self):
+    def test_none_when_fork_fails(self):
         with mock.patch.object(os, "fork", side_effect=OSError(11, "EAGAIN")):
-            child = fork.start(where, 2)
-        self.assertIsNone(child.pid)
-        self.assertEqual(child.join(), (os.getpid(), 2))
+            self.assertIsNone(fork.start(talks, 2))
 
 
 if __name__ == "__main__":

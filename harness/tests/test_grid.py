@@ -110,15 +110,15 @@ class GridTest(unittest.TestCase):
         (it failed), leave the grid to be computed in place."""
         wrong = {key: grid.Cell(*key, differing=10 ** 6)
                  for key, cell in self.reused.cells.items() if not cell.pair}
-        for answer in (lambda d: ({}, wrong), lambda d: 1 / 0):
-            with mock.patch.object(analysis, "_cells", answer):
+        for answer in (lambda d: (({}, wrong), None), lambda d: 1 / 0):
+            with mock.patch.object(analysis, "_part", answer):
                 self.assertEqual(analyse(self.dir).grid, self.reused)
-        right = analysis._cells(self.dir)
+        right = analysis._part(self.dir)[0]
         self.assertEqual(right[1], {k: replace(c, related=())
                                     for k, c in self.reused.cells.items()
                                     if not c.pair})
-        with mock.patch.object(analysis, "_cells",
-                               lambda d: (right[0], wrong)):
+        with mock.patch.object(analysis, "_part",
+                               lambda d: ((right[0], wrong), None)):
             self.assertEqual(analyse(self.dir).grid.cell(*next(iter(wrong))
                                                          ).differing, 10 ** 6)
 
