@@ -96,34 +96,59 @@ def labels_of(analysis):
 REPRO_DIR = "report-repro"
 REPRO_SETTING = "ps0-own1"      # the 2010 world: the revision's rule alone
 REPRO_FLAVOR = "v3"
+SCRIPTS_APART = ()      # case_views(files=): link the scripts, not keep them
 
 
 def repro_file(cid):
     return "%s/%s.sh" % (REPRO_DIR, doc.case_anchor(cid))
 
 
-def repro_script(analysis, cid, labels):
-    """The script of a case under REPRO_SETTING (else its first setting),
-    the record of REPRO_FLAVOR (else the first flavor that ran it), with
-    what every flavor returned; (setting, flavor, text) or None."""
+def repro_choice(analysis, cid, labels):
+    """(setting, flavor, {flavor: case record}) of a case's script: the
+    record of REPRO_FLAVOR (else the first flavor that ran it) under
+    REPRO_SETTING (else its first setting); None when no flavor ran it."""
     label = REPRO_SETTING if REPRO_SETTING in labels else labels[0]
     found = {f: r.cases[(label, cid)] for f, r in analysis.files.items()
              if (label, cid) in r.cases}
     if not found:
         return None
     flavor = REPRO_FLAVOR if REPRO_FLAVOR in found else next(iter(found))
+    return label, flavor, found
+
+
+def repro_script(analysis, cid, labels):
+    """The script of repro_choice()'s record, with what every flavor
+    returned; (setting, flavor, text) or None."""
+    chosen = repro_choice(analysis, cid, labels)
+    if chosen is None:
+        return None
+    label, flavor, found = chosen
     outcomes = {f: repro.outcome_of(c) for f, c in found.items()}
     return label, flavor, repro.script(found[flavor], outcomes)
 
 
+def scripts(analysis, ids):
+    """{file: text} of the scripts the case views of `ids` link to."""
+    labels = labels_of(analysis)
+    out = {}
+    for cid in ids:
+        made = repro_script(analysis, cid, labels) if _valid(cid) else None
+        if made is not None:
+            out[repro_file(cid)] = made[2]
+    return out
+
+
 def _reproduce(analysis, cid, labels, files):
-    """How to run the case: its script, written beside the report, and
-    the command that prints it for any setting."""
-    made = repro_script(analysis, cid, labels) if _valid(cid) else None
-    if made is None:
+    """How to run the case: its script, written beside the report (into
+    `files`, unless it is SCRIPTS_APART: scripts() writes them), and the
+    command that prints it for any setting."""
+    chosen = repro_choice(analysis, cid, labels) if _valid(cid) else None
+    if chosen is None:
         return None
-    label, flavor, text = made
-    files[repro_file(cid)] = text
+    label, flavor, found = chosen
+    if files is not SCRIPTS_APART:
+        files[repro_file(cid)] = repro.script(
+            found[flavor], {f: repro.outcome_of(c) for f, c in found.items()})
     version, _rows = repro.needs(cid)
     return doc.Para([
         "Reproduce (as root, Linux \u2265 %s): " % repro.version_text(
@@ -219,8 +244,9 @@ class Placeholder(doc.Section):
 
 
 def case_views(analysis, ids, files=None, naming=None):
-    """The page of case views; each case's script goes into `files`.
-    `naming`: named_by(analysis), when computed apart from it."""
+    """The page of case views; each case's script goes into `files`
+    (None: no script, SCRIPTS_APART: scripts() gives them).  `naming`:
+    named_by(analysis), when computed apart from it."""
     section = _section()
     section.add(doc.Para([
         "One view per case id named above. Each cell: the outcome ",

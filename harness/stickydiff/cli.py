@@ -132,7 +132,7 @@ def cmd_report(args, out):
     skip = (casepages.PAGE,) if work else ()
     pages = [module.pages(document, skip) for module in apart.RENDERERS]
     if work:
-        document.files.update(work.next())
+        document.files.update(apart.scripts(analysis, document))
     for directory in {os.path.dirname(n) for n in document.files} - {""}:
         # the report's own directory of files: what this run did not
         # write is last run's

@@ -1,4 +1,4 @@
-"""differ/fork.py: a child's generator sends its values in order and
+"""differ/fork.py and Analysis.elsewhere(): a child's generator sends its values in order and
 answers its WAITs with the caller's requests; its exception is raised in
 the caller, a child that ends without a value is Lost (the caller then
 computes it), and no fork at all is said by start() returning None."""
@@ -11,6 +11,7 @@ from unittest import mock
 
 import support  # noqa: F401  (puts harness/ on the path)
 from differ import fork
+from differ.analysis import Analysis
 
 
 def talks(big):
@@ -107,6 +108,38 @@ class ForkTest(unittest.TestCase):
     def test_none_when_fork_fails(self):
         with mock.patch.object(os, "fork", side_effect=OSError(11, "EAGAIN")):
             self.assertIsNone(fork.start(talks, 2))
+
+
+def serves():
+    """The report's child as analysis._child() serves elsewhere()."""
+    function, args = yield fork.WAIT
+    yield from function(None, *args)
+
+
+def counts(_analysis, parent):
+    """1, 2, 3 ..., the child killed after its first value."""
+    yield 1
+    if os.getpid() != parent:
+        os.kill(os.getpid(), signal.SIGKILL)
+    yield 2
+    yield 3
+
+
+class WorkTest(unittest.TestCase):
+    """Analysis.elsewhere(): the values come from the child while it
+    lives, then from the caller, in the same order."""
+
+    def test_the_child_then_the_caller(self):
+        analysis = Analysis("unused", child=fork.start(serves))
+        child = analysis.child
+        work = analysis.elsewhere(counts, os.getpid())
+        self.assertIsNone(analysis.child)       # handed over once
+        self.assertEqual([work.next() for _ in range(3)], [1, 2, 3])
+        self.assertIsNone(child.pid)            # lost, and reaped
+
+    def test_no_child(self):
+        work = Analysis("unused").elsewhere(counts, os.getpid())
+        self.assertEqual([work.next(), work.next()], [1, 2])
 
 
 if __name__ == "__main__":
