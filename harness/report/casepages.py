@@ -189,7 +189,9 @@ def case_view(analysis, cid, labels, files=None, pairs=()):
             base = outcome_cell(case, (label, cid) not in bad)
             prediction = check.predictions.get((label, cid))
             rule = decider(flavor, prediction) if prediction else "?"
-            row.append(cell([base.content.text, " \u00b7 ", rule], base.css))
+            # one string: both renderers escape it as they would its
+            # parts, and a repeated string is escaped once
+            row.append(cell(base.content.text + " \u00b7 " + rule, base.css))
         rows.append(row)
     blocks = []
     if params:
