@@ -1,8 +1,8 @@
 """make bench, report side: the report as a fresh clone makes it and a
 browser loads it, each figure against its target.
 
-  make report from the committed results (no build/, a fresh clone)
-                                          vs 5 s             <= 1.0
+  make report from the committed results (no build/, a fresh clone),
+      median of 3                         vs 5 s             <= 1.0
   report.html's size                      vs 1.5 MB          <= 1.0
   report.html loaded by headless Chromium, less an empty page loaded
       the same way (median of 3 each)     vs 1.5 s           <= 1.0
@@ -18,6 +18,7 @@ import time
 from experiments.figures import Figure
 
 REPORT_TARGET = 5.0         # seconds
+REPORT_RUNS = 3             # the median: one run moved by 1.5 s here
 WEIGHT_TARGET = 1.5         # MB
 LOAD_TARGET = 1.5           # seconds beyond an empty page
 CHROMIUM = "/usr/bin/chromium"
@@ -70,10 +71,15 @@ def figures(top):
     """The report's figures, measured now."""
     out = []
     with tempfile.TemporaryDirectory() as tmp:
-        seconds = make_report(top, tmp)
-        out.append(Figure("make report, fresh clone", seconds, "target",
-                          REPORT_TARGET, 1.0, "the committed results"))
-        page = os.path.join(tmp, "report.html")
+        # each run into a directory of its own, as a fresh clone writes
+        runs = [make_report(top, os.path.join(tmp, "run%d" % n))
+                for n in range(REPORT_RUNS)]
+        out.append(Figure("make report, fresh clone",
+                          statistics.median(runs), "target", REPORT_TARGET,
+                          1.0, "the committed results; median of %d: %s"
+                          % (REPORT_RUNS, ", ".join("%.1fs" % r
+                                                    for r in runs))))
+        page = os.path.join(tmp, "run0", "report.html")
         size = os.path.getsize(page) / 1e6
         out.append(Figure("report.html size (MB)", size, "target (MB)",
                           WEIGHT_TARGET, 1.0, unit="MB"))
