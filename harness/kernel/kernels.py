@@ -52,7 +52,8 @@ def build_flavor(flavor, build, top, stages, force=False, seeded=True):
     if seeded:
         seed_objects(flavor, build, src, obj, stages)
     with stages.stage('configure', f'Configuring {flavor.name}'):
-        if not kbuild.configure(src, obj, flavor.config, build):
+        if not kbuild.configure(src, obj, flavor.config, build,
+                                alike=seed.config_alike(obj)):
             log(f'{flavor.name}: .config inputs unchanged')
     stamp = os.path.join(fdir, 'built.stamp')
     key = _inputs_key(src, obj)

@@ -143,7 +143,7 @@ def seed(build, name, src, obj, fragment, keys):
                            f'{res.stderr.strip()}')
     relocate(tmp, os.path.dirname(os.path.realpath(oobj)) + '/',
              os.path.realpath(src) + '/')
-    for stale in ('.config.inputs', STAMP):
+    for stale in ('.config.inputs', '.config.attempt', STAMP):
         if os.path.exists(os.path.join(tmp, stale)):
             os.unlink(os.path.join(tmp, stale))
     now = time.time()
@@ -158,6 +158,26 @@ def seed(build, name, src, obj, fragment, keys):
         'the trees are alike'
     log(f'{name}: objects seeded from {other} ({files})')
     return other
+
+
+def _leaves_config(path):
+    """Whether a file that differs between two trees leaves their
+    configuration alike: C sources, headers and documentation outside
+    scripts/ (Kconfig reads Kconfig files, scripts/ and the configs/
+    fragments, never these)."""
+    return (path == 'MAINTAINERS' or not path.startswith('scripts/')
+            and path.endswith(('.c', '.h', '.rst', '.txt')))
+
+
+def config_alike(obj):
+    """Whether obj, seeded and not yet built, came from a tree whose
+    configuration this one's gives alike (kbuild.configure(alike=))."""
+    try:
+        with open(os.path.join(obj, STAMP), encoding='utf-8') as f:
+            _head, *paths = f.read().split('\n')
+    except OSError:
+        return False
+    return all(_leaves_config(p) for p in paths if p)
 
 
 def after_build(src, obj):
