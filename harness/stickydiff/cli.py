@@ -162,6 +162,10 @@ def cmd_report(args, out):
 
 def cmd_compare(args, out):
     changes = regress.compare(args.results, args.expected)
+    for flavor in regress.not_run(args.results, args.expected):
+        print("regress: %s not run (an extra flavor: `python3 harness/"
+              "sticky.py build %s` and `... suite %s` run it); not "
+              "compared" % (flavor, flavor, flavor), file=out)
     if not regress.flavors_on_either_side(args.results, args.expected):
         print("regress: no result files in %s or %s; nothing to compare"
               % (args.results, args.expected), file=out)

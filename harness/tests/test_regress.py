@@ -127,6 +127,19 @@ class RegressTest(unittest.TestCase):
         report = regress.compare(self.results, self.expected)
         self.assertIn("base.json missing", report["base"][0])
 
+    def test_an_extra_flavor_not_run_is_no_change(self):
+        """`make` runs only the default flavors: an extra one's missing
+        result is said, not counted as a change."""
+        support.write_results(self.results, flavors=("base", "v1-hook61"))
+        regress.bless(self.results, self.expected)
+        os.remove(os.path.join(self.results, "v1-hook61.json"))
+        self.assertEqual(regress.compare(self.results, self.expected), {})
+        self.assertEqual(regress.not_run(self.results, self.expected),
+                         ["v1-hook61"])
+        os.remove(os.path.join(self.results, "base.json"))
+        self.assertEqual(list(regress.compare(self.results,
+                                              self.expected)), ["base"])
+
     def test_bless_reports_changes(self):
         regress.bless(self.results, self.expected)
         self.edit("v3", lambda d: d.update(status=1))
