@@ -195,14 +195,10 @@ def analyse(results_dir, range_diff_dir=None, full=True,
         try:
             read, cells = child.receive()
         except Exception:   # computed below, or the error said there
-            child.close()
-            child = None
+            pass            # (receive() has reaped it)
     if read != digests(out.files):      # a file changed between the loads
         cells = None
-        if child is not None:
-            child.close()
-            child = None
-    if child is not None and keep_child:
+    if child is not None and cells is not None and keep_child:
         out.child = child
     elif child is not None:
         child.close()

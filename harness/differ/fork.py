@@ -14,7 +14,6 @@ caller computes it itself.  An exception raised in the generator is
 raised again by receive().
 """
 
-import fcntl
 import os
 import pickle
 import struct
@@ -24,6 +23,9 @@ import traceback
 ENV = "STICKY_FORK"
 WAIT = "differ.fork.WAIT"   # yielded: wait for the caller's next send()
 _HEADER = struct.Struct("<Q")
+
+
+_LIVE = set()       # the caller's ends of its open children's pipes
 
 
 class Lost(Exception):
@@ -54,6 +56,8 @@ class Child:
         self.pid = pid
         self._answers = os.fdopen(answers, "rb")
         self._requests = os.fdopen(requests, "wb")
+        self._fds = (answers, requests)
+        _LIVE.update(self._fds)
 
     def receive(self):
         """The next value the child's generator yields."""
@@ -90,6 +94,7 @@ class Child:
                 stream.close()
             except OSError:
                 pass
+        _LIVE.difference_update(self._fds)
         os.waitpid(self.pid, 0)
         self.pid = None
 
@@ -103,7 +108,6 @@ def start(function, *args):
     sys.stderr.flush()
     answers = os.pipe()
     requests = os.pipe()
-    _widen(answers[1])
     try:
         pid = os.fork()
     except OSError:
@@ -114,8 +118,10 @@ def start(function, *args):
         os.close(answers[1])
         os.close(requests[0])
         return Child(pid, answers[0], requests[1])
-    os.close(answers[0])
-    os.close(requests[1])
+    # another live child's pipes, inherited: holding its requests open
+    # would keep it from reading their end when its caller closes them
+    for fd in _LIVE | {answers[0], requests[1]}:
+        os.close(fd)
     status = 0
     try:
         with os.fdopen(answers[1], "wb") as out, \
@@ -125,16 +131,6 @@ def start(function, *args):
         status = 1
     finally:
         os._exit(status)
-
-
-def _widen(fd):
-    """A pipe of up to 1 MiB: the answers are megabytes, and a 64 KiB
-    pipe took a switch between the processes for each 64 KiB (0.4 s for
-    the 17 MB of the case views' pages here)."""
-    try:
-        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, 1 << 20)
-    except (AttributeError, OSError):   # not Linux, or above its limit
-        pass
 
 
 def _serve(generator, out, into):

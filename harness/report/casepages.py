@@ -96,7 +96,7 @@ def labels_of(analysis):
 REPRO_DIR = "report-repro"
 REPRO_SETTING = "ps0-own1"      # the 2010 world: the revision's rule alone
 REPRO_FLAVOR = "v3"
-SCRIPTS_APART = ()      # case_views(files=): link the scripts, not keep them
+SCRIPTS_APART = object()    # case_views(files=): link the scripts only
 
 
 def repro_file(cid):
@@ -123,8 +123,14 @@ def repro_script(analysis, cid, labels):
     if chosen is None:
         return None
     label, flavor, found = chosen
-    outcomes = {f: repro.outcome_of(c) for f, c in found.items()}
-    return label, flavor, repro.script(found[flavor], outcomes)
+    return label, flavor, _script(found, flavor)
+
+
+def _script(found, flavor):
+    """The script of `flavor`'s record, with what every flavor in
+    `found` ({flavor: record}) returned."""
+    return repro.script(found[flavor], {f: repro.outcome_of(c)
+                                        for f, c in found.items()})
 
 
 def scripts(analysis, ids):
@@ -147,8 +153,7 @@ def _reproduce(analysis, cid, labels, files):
         return None
     label, flavor, found = chosen
     if files is not SCRIPTS_APART:
-        files[repro_file(cid)] = repro.script(
-            found[flavor], {f: repro.outcome_of(c) for f, c in found.items()})
+        files[repro_file(cid)] = _script(found, flavor)
     version, _rows = repro.needs(cid)
     return doc.Para([
         "Reproduce (as root, Linux \u2265 %s): " % repro.version_text(

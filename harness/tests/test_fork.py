@@ -6,6 +6,7 @@ computes it), and no fork at all is said by start() returning None."""
 import os
 import signal
 import tempfile
+import threading
 import unittest
 from unittest import mock
 
@@ -95,6 +96,22 @@ class ForkTest(unittest.TestCase):
             with self.assertRaises(ChildProcessError):
                 os.waitpid(pid, os.WNOHANG)     # reaped, not left running
             self.assertFalse(os.path.exists(marker))
+
+    def test_close_is_not_held_up_by_a_younger_child(self):
+        """A child forked while another lives does not keep the older
+        one's requests open: closing the older one ends it."""
+        with tempfile.TemporaryDirectory() as tmp:
+            older = fork.start(waits, os.path.join(tmp, "older"))
+            younger = fork.start(waits, os.path.join(tmp, "younger"))
+            closing = threading.Thread(target=older.close)
+            closing.start()
+            closing.join(10)
+            held = closing.is_alive()
+            younger.close()         # which ends the older one if it held
+            closing.join()
+            self.assertFalse(held, "the younger child held the older's "
+                             "requests open")
+            self.assertEqual(os.listdir(tmp), [])
 
     def test_a_generator_that_ends_early_is_lost_not_hung(self):
         child = fork.start(ends)
