@@ -151,28 +151,27 @@ def configure(src, obj, extra, build, run=subprocess.run, alike=False):
         pass
     with open(frag, 'w', encoding='utf-8') as f:
         f.write(text)
-    merge = [[os.path.join(src, 'scripts', 'kconfig', 'merge_config.sh'),
-              '-m', '-O', obj, cfg, frag],
-             make_cmd(src, obj, 'olddefconfig')]
-    if same:
-        steps = []
-        log(f'{obj}: the seed\'s .config (the same fragment, the same '
-            f'Kconfig files)')
-    elif alike and os.path.isfile(tiny):
-        shutil.copyfile(tiny, cfg)
-        steps = merge
-        log(f'{obj}: the seed\'s tinyconfig output, merged with this '
-            f'fragment')
-    else:
-        steps = [make_cmd(src, obj, 'tinyconfig'), tiny] + merge
-    for cmd in steps:
-        if cmd == tiny:
-            shutil.copyfile(cfg, tiny)
-            continue
+
+    def step(cmd):
         res = run(cmd, cwd=obj, env=env, capture_output=True, text=True)
         if res.returncode:
             raise HarnessError(f"configure failed: {' '.join(cmd)}\n"
                                f'{res.stdout[-2000:]}{res.stderr[-2000:]}')
+
+    if same:
+        log(f'{obj}: the seed\'s .config (the same fragment, the same '
+            f'Kconfig files)')
+    else:
+        if alike and os.path.isfile(tiny):
+            shutil.copyfile(tiny, cfg)
+            log(f'{obj}: the seed\'s tinyconfig output, merged with this '
+                f'fragment')
+        else:
+            step(make_cmd(src, obj, 'tinyconfig'))
+            shutil.copyfile(cfg, tiny)
+        step([os.path.join(src, 'scripts', 'kconfig', 'merge_config.sh'),
+              '-m', '-O', obj, cfg, frag])
+        step(make_cmd(src, obj, 'olddefconfig'))
     wrong = [f'{sym}={val} (got {now})'
              for sym, val, now in unheld(cfg, lines)]
     if wrong:
