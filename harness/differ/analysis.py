@@ -6,12 +6,11 @@ from dataclasses import dataclass, field
 from . import fork
 from . import grid
 from .check import Predictions, check_file
-from .diff import diff_all, present_pairs
 from model.flavors import DEFAULT_FLAVORS
 from model.interface import interface_rows
 from model.rule import Walks
 from .load import digests, load_all, result_path
-from .core_matrix import matrices
+from .tasks import Tasks
 
 
 @dataclass
@@ -142,22 +141,22 @@ class Work:
             self._child = None
 
 
-def _part(results_dir):
-    """(digests of the files read, grid.cells()) of a results directory,
-    from a load and check of its own; and that Analysis."""
+def _part(results_dir, ends):
+    """(digests of the files read, {task: value} of the Tasks it took
+    from the front of `ends`) of a results directory, from a load and
+    check of its own; and that Analysis."""
     files = load_all(results_dir, keep=False)[0]
     predictions = Predictions()
     checks = {f: check_file(r, predictions) for f, r in files.items()}
     own = Analysis(results_dir, files=files, checks=checks)
-    cells = grid.cells(files, present_pairs(files), checks,
-                       Walks(known=predictions.known))
-    return (digests(files), cells), own
+    tasks = Tasks(files, checks, Walks(known=predictions.known))
+    return (digests(files), tasks.run(ends.front(len(tasks.listed)))), own
 
 
-def _child(results_dir):
+def _child(results_dir, ends):
     """The report's child: _part(), then the values of the one function
     elsewhere() sends it, on its own Analysis."""
-    part, own = _part(results_dir)
+    part, own = _part(results_dir, ends)
     yield part
     request = yield fork.WAIT
     if request is not None:
@@ -170,11 +169,12 @@ def analyse(results_dir, range_diff_dir=None, full=True,
     """Load, check and (when `full`) diff and tabulate every flavor.
     `keep_child`: the child stays, loaded, for elsewhere()."""
     out = Analysis(results_dir)
-    # The grid's cells that no pair section gives, in a child beside the
-    # matrices and the pair sections (1 s each here).  It loads and checks
-    # the files again: forked after the load, the pages of the heap that
-    # both processes touched were copied, which cost more than it saved.
-    child = fork.start(_child, results_dir) if full else None
+    # The work after the check (differ/tasks.py) shared with a child that
+    # loads and checks the files again: forked after the load, the pages
+    # of the heap that both processes touched were copied, which cost
+    # more than it saved.
+    ends = fork.Ends()
+    child = fork.start(_child, results_dir, ends) if full else None
     out.files, out.load_errors = load_all(results_dir)
     out.missing = [result_path(results_dir, f) for f in DEFAULT_FLAVORS
                    if not os.path.exists(result_path(results_dir, f))]
@@ -185,24 +185,25 @@ def analyse(results_dir, range_diff_dir=None, full=True,
     if not full:
         return out
     walks = Walks(known=predictions.known)
-    for flavor, result in out.files.items():
-        out.matrices[flavor] = matrices(result, out.checks[flavor])
-    out.diffs, out.join_errors = diff_all(out.files,
-                                          present_pairs(out.files),
-                                          out.checks, walks)
-    read, cells = None, None
+    tasks = Tasks(out.files, out.checks, walks)
+    done, read, theirs = {}, None, None
     if child is not None:
+        done = tasks.run(ends.back(len(tasks.listed)))
         try:
-            read, cells = child.receive()
+            read, theirs = child.receive()
         except Exception:   # computed below, or the error said there
             pass            # (receive() has reaped it)
     if read != digests(out.files):      # a file changed between the loads
-        cells = None
-    if child is not None and cells is not None and keep_child:
+        theirs = None
+    if child is not None and theirs is not None and keep_child:
         out.child = child
     elif child is not None:
         child.close()
-    out.grid = grid.build(out.files, out.diffs, out.checks, walks, cells)
+    done = tasks.complete({**(theirs or {}), **done})
+    out.matrices = tasks.matrices(done)
+    out.diffs, out.join_errors = tasks.diffs(done)
+    out.grid = grid.build(out.files, out.diffs, out.checks, walks,
+                          tasks.cells(done))
     out.interface = interface_rows(out.files)
     out.range_diffs, out.range_diff_dir, out.range_diff_note = \
         read_range_diffs(range_diff_dir, committed_range_diff)

@@ -418,10 +418,19 @@ def diff_all(files, pairs=None, checks=None, walks=None):
     flavors present."""
     if pairs is None:
         pairs = present_pairs(files)
-    diffs, errors = [], []
-    for pair in pairs:
-        try:
-            diffs.append(diff_pair(pair, files, checks, walks))
-        except JoinError as err:
-            errors.append("%s: %s" % (pair.title, err))
-    return diffs, errors
+    return diffs_and_errors([diff_or_error(pair, files, checks, walks)
+                             for pair in pairs])
+
+
+def diffs_and_errors(values):
+    """[PairDiff], [JoinError text] of diff_or_error()'s values."""
+    return ([v for v in values if not isinstance(v, str)],
+            [v for v in values if isinstance(v, str)])
+
+
+def diff_or_error(pair, files, checks=None, walks=None):
+    """diff_pair(), or the text of its JoinError naming the pair."""
+    try:
+        return diff_pair(pair, files, checks, walks)
+    except JoinError as err:
+        return "%s: %s" % (pair.title, err)

@@ -14,6 +14,7 @@ caller computes it itself.  An exception raised in the generator is
 raised again by receive().
 """
 
+import mmap
 import os
 import pickle
 import struct
@@ -30,6 +31,42 @@ _LIVE = set()       # the caller's ends of its open children's pipes
 
 class Lost(Exception):
     """The child ended, or stopped listening, before the exchange did."""
+
+
+class Ends:
+    """The indices 0..n-1 of one list, taken from the front by the child
+    (front()) and from the back by the caller (back()) until they meet,
+    so the quicker process does more: the two vCPUs here have run at
+    speeds 1.7 x apart.  Made before start(), in memory the fork shares.
+    With no lock an index can be taken by both (computed twice), never by
+    neither: each stops only where the other has taken."""
+
+    _UNSET = 2 ** 31 - 1
+
+    def __init__(self):
+        self._map = mmap.mmap(-1, mmap.PAGESIZE)
+        self._at = memoryview(self._map).cast("i")     # [front, back]
+        self._at[1] = self._UNSET
+
+    def front(self, n):
+        """Generator: the next index of 0..n-1 that back() has not taken."""
+        at = self._at
+        while True:
+            i = at[0]
+            if i >= min(at[1], n):
+                return
+            at[0] = i + 1
+            yield i
+
+    def back(self, n):
+        """Generator: the indices front() has not taken, from n-1 down."""
+        at = self._at
+        while True:
+            j = min(at[1], n) - 1
+            if j < at[0]:
+                return
+            at[1] = j
+            yield j
 
 
 def _write(stream, value):

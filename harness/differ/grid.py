@@ -75,7 +75,7 @@ def build(files, known=(), checks=None, walks=None, fresh=None):
     `known`: PairDiffs already computed (the report's pair sections); one
     over the same two flavors and every setting is used as it is and its
     pair linked.  `checks`: {flavor: CheckResult} (their predictions).
-    `fresh`: cells() already computed for the other pairs of flavors."""
+    `fresh`: fresh_cell()s already computed (of undeclared())."""
     flavors = present(files)
     grid = Grid(flavors)
     fresh = fresh or {}
@@ -91,26 +91,23 @@ def build(files, known=(), checks=None, walks=None, fresh=None):
             elif (a, b) in fresh:
                 grid.cells[(a, b)] = replace(fresh[(a, b)], related=related)
             else:
-                grid.cells[(a, b)] = _fresh_cell(files, a, b, checks, walks,
-                                                 related)
+                grid.cells[(a, b)] = fresh_cell(files, a, b, checks, walks,
+                                                related)
     return grid
 
 
-def cells(files, declared, checks=None, walks=None):
-    """{(a, b): Cell} of the two flavors that no pair of `declared` joins
-    over every setting: what build() computes besides the pair sections,
-    without waiting for them."""
+def undeclared(files, declared):
+    """[(a, b)] of the two flavors of `files` that no pair of `declared`
+    joins over every setting: the cells build() computes besides the pair
+    sections (fresh_cell()), in its order."""
     flavors = present(files)
-    out = {}
-    for i, a in enumerate(flavors):
-        for b in flavors[i + 1:]:
+    return [(a, b) for i, a in enumerate(flavors) for b in flavors[i + 1:]
             if not any(_same(p, a, b) and _every_setting(p)
-                       for p in declared):
-                out[(a, b)] = _fresh_cell(files, a, b, checks, walks)
-    return out
+                       for p in declared)]
 
 
-def _fresh_cell(files, a, b, checks, walks, related=()):
+def fresh_cell(files, a, b, checks=None, walks=None, related=()):
+    """The Cell of two flavors that no pair section gives."""
     pair = Pair("%s vs %s" % (a, b), a, b)
     try:
         pair_diff = diff_pair(pair, files, checks, walks)

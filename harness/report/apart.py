@@ -32,6 +32,9 @@ def hand_over(analysis, document, out):
     Their scripts are the caller's: scripts()."""
     holder = placeholder(document)
     if holder is None:
+        if analysis.child is not None:      # nothing to hand it
+            analysis.child.close()
+            analysis.child = None
         return None
     naming = casepages.named_by(analysis)
     naming = {cid: naming[cid] for cid in holder.ids if cid in naming}

@@ -66,6 +66,7 @@ class CliTest(unittest.TestCase):
                          self.expected, "--out", self.out)
         self.assertEqual(code, 0)
         self.assertIn("verdict: NO RESULTS", text)
+        self.assertEqual(fork._LIVE, set(), "a child left unclosed")
 
     @unittest.skipUnless(os.path.exists(os.path.join(COMMITTED, "v1.json")),
                          "no committed results")

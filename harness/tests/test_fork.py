@@ -7,6 +7,7 @@ import os
 import signal
 import tempfile
 import threading
+import time
 import unittest
 from unittest import mock
 
@@ -125,6 +126,49 @@ class ForkTest(unittest.TestCase):
     def test_none_when_fork_fails(self):
         with mock.patch.object(os, "fork", side_effect=OSError(11, "EAGAIN")):
             self.assertIsNone(fork.start(talks, 2))
+
+
+def front_of(ends, n, pause):
+    """The indices the child took from the front, slowly."""
+    taken = []
+    for i in ends.front(n):
+        taken.append(i)
+        time.sleep(pause)
+    yield taken
+
+
+class EndsTest(unittest.TestCase):
+    """fork.Ends: the child takes from the front, the caller from the
+    back; every index is taken, the quicker side takes more, and an
+    index is taken twice at most at the meeting point."""
+
+    def test_in_one_process_each_index_once(self):
+        ends = fork.Ends()
+        front, back = ends.front(10), ends.back(10)
+        order = [next(front), next(back), next(back), next(front)]
+        order += list(back)
+        self.assertEqual(order, [0, 9, 8, 1, 7, 6, 5, 4, 3, 2])
+        self.assertEqual(list(front), [])
+
+    def test_a_side_alone_takes_all(self):
+        self.assertEqual(list(fork.Ends().front(5)), [0, 1, 2, 3, 4])
+        self.assertEqual(list(fork.Ends().back(5)), [4, 3, 2, 1, 0])
+        self.assertEqual(list(fork.Ends().back(0)), [])
+
+    def test_two_processes_share_them(self):
+        for pause_child, pause_here in ((0.002, 0.0), (0.0, 0.002)):
+            ends, n = fork.Ends(), 400
+            child = fork.start(front_of, ends, n, pause_child)
+            mine = []
+            for j in ends.back(n):
+                mine.append(j)
+                time.sleep(pause_here)
+            theirs = child.receive()
+            child.close()
+            self.assertEqual(set(mine) | set(theirs), set(range(n)))
+            self.assertLessEqual(len(set(mine) & set(theirs)), 1)
+            quick, slow = (mine, theirs) if pause_child else (theirs, mine)
+            self.assertGreater(len(quick), len(slow))
 
 
 def serves():

@@ -7,17 +7,18 @@ import os
 import re
 import tempfile
 import unittest
-from dataclasses import replace
 from unittest import mock
 
 import support
 from differ import analysis
+from differ import fork
 from differ import grid
+from differ.tasks import Tasks
 from report import render_html
 from report import render_md
 from report import build as report
 from differ.analysis import analyse
-from differ.diff import present_pairs
+from differ.diff import diff_all
 from model.flavors import FLAVOR_ORDER
 
 
@@ -88,39 +89,49 @@ class GridTest(unittest.TestCase):
         self.assertGreater(cell.differing, 0)
         self.assertEqual(cell.causes, (("default value", boot.differing),))
 
-    def test_cells_computed_apart_are_the_cells_built_in_place(self):
-        """grid.cells() (the report runs it in a child, beside the pair
-        sections) gives every cell that no declared pair gives, and a
-        Grid built from them is the Grid built without them."""
-        pairs = present_pairs(self.analysis.files)
-        apart = grid.cells(self.analysis.files, pairs, self.analysis.checks)
-        self.assertEqual(set(apart), {key for key, cell
-                                      in self.reused.cells.items()
-                                      if cell.pair is None})
-        self.assertTrue(apart)
-        built = grid.build(self.analysis.files, self.analysis.diffs,
-                           self.analysis.checks, fresh=apart)
-        self.assertEqual(built, self.reused)
-        self.assertTrue(any(c.related for c in built.cells.values()))
+    def test_tasks_split_anywhere_give_the_analysis_built_in_place(self):
+        """differ/tasks.py: the work after the check, split at any point
+        between the child (the front) and the caller (the back), gives
+        the grid, matrices and pair sections computed in one process."""
+        files, checks = self.analysis.files, self.analysis.checks
+        tasks = Tasks(files, checks)
+        n = len(tasks.listed)
+        self.assertEqual({kind for kind, _ in tasks.listed},
+                         {"cell", "matrices", "pair"})
+        for cut in (0, 1, n // 2, n - 1, n):
+            done = tasks.complete({**Tasks(files, checks).run(range(cut)),
+                                   **tasks.run(range(cut, n))})
+            self.assertEqual(grid.build(files, tasks.diffs(done)[0], checks,
+                                        fresh=tasks.cells(done)),
+                             self.reused)
+            self.assertEqual(tasks.diffs(done),
+                             diff_all(files, checks=checks))
+            self.assertEqual(tasks.matrices(done), self.analysis.matrices)
         self.assertEqual(self.analysis.grid, self.reused)
+        self.assertTrue(any(c.related for c in self.reused.cells.values()))
 
-    def test_cells_of_other_files_are_not_used(self):
-        """The child loads the files again: cells it computed from other
+    def test_the_childs_values_are_used_when_its_files_are_these(self):
+        """The child loads the files again: values it computed from other
         bytes (a file rewritten between the two loads), or none at all
-        (it failed), leave the grid to be computed in place."""
-        wrong = {key: grid.Cell(*key, differing=10 ** 6)
+        (it failed after taking its tasks), leave them to be computed in
+        place."""
+        wrong = {("cell", key): grid.Cell(*key, differing=10 ** 6)
                  for key, cell in self.reused.cells.items() if not cell.pair}
-        for answer in (lambda d: (({}, wrong), None), lambda d: 1 / 0):
+        read = analysis._part(self.dir, fork.Ends())[0][0]
+
+        def takes(digests, fails=False):
+            def part(_directory, ends):
+                taken = list(ends.front(len(wrong)))   # the cells: first
+                if fails or len(taken) != len(wrong):
+                    raise RuntimeError("the child failed")
+                return (digests, wrong), None
+            return part
+        for answer in (takes({}), takes(read, fails=True)):
             with mock.patch.object(analysis, "_part", answer):
                 self.assertEqual(analyse(self.dir).grid, self.reused)
-        right = analysis._part(self.dir)[0]
-        self.assertEqual(right[1], {k: replace(c, related=())
-                                    for k, c in self.reused.cells.items()
-                                    if not c.pair})
-        with mock.patch.object(analysis, "_part",
-                               lambda d: ((right[0], wrong), None)):
-            self.assertEqual(analyse(self.dir).grid.cell(*next(iter(wrong))
-                                                         ).differing, 10 ** 6)
+        with mock.patch.object(analysis, "_part", takes(read)):
+            self.assertEqual(analyse(self.dir).grid.cell(
+                *next(iter(wrong))[1]).differing, 10 ** 6)
 
     def test_one_flipped_case_moves_its_flavor_by_one(self):
         def flip(flavor, data):
