@@ -2,7 +2,8 @@
 # top Makefile with:   include harness/diff.mk
 # Paths are relative to the top of the repository.
 
-STICKYDIFF_PYTHON ?= python3
+PYTHON ?= python3
+STICKYDIFF_PYTHON ?= $(PYTHON)
 STICKYDIFF_RESULTS ?= build/results
 STICKYDIFF_EXPECTED ?= results/expected
 STICKYDIFF_OUT ?= results
