@@ -173,7 +173,7 @@ def analyse(results_dir, range_diff_dir=None, full=True,
     # loads and checks the files again: forked after the load, the pages
     # of the heap that both processes touched were copied, which cost
     # more than it saved.
-    ends = fork.Ends()
+    ends = fork.Ends() if full else None
     child = fork.start(_child, results_dir, ends) if full else None
     out.files, out.load_errors = load_all(results_dir)
     out.missing = [result_path(results_dir, f) for f in DEFAULT_FLAVORS
