@@ -10,6 +10,7 @@ import support  # noqa: F401  (puts harness/ on sys.path)
 import flavors as flv
 from kernel import staticcheck
 from kernel import sweep
+from kernel import tree
 from stages import HarnessError
 
 # kbuild's output with the object tree outside the source tree: paths
@@ -59,6 +60,40 @@ class SweepTest(unittest.TestCase):
             self.assertIn(symbol, added)
             self.assertIn('%s-nosysctl' % name,
                           [v[0] for v in sweep.load() if v[3]])
+
+    def test_one_source_path_holds_each_tree_in_turn(self):
+        """checked_out(): build/sweep-src holds exactly a worktree's files
+        (its series' commit), and a file no tree changes is not
+        rewritten, so kbuild compiles again only what differs."""
+        build = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, build)
+        pristine = os.path.join(build, 'pristine')
+        os.makedirs(pristine)
+        for name, text in (('namei.c', 'int a;\n'), ('fs.h', 'int h;\n')):
+            with open(os.path.join(pristine, name), 'w') as f:
+                f.write(text)
+        for args in (['init', '-q'], ['add', '.'],
+                     ['commit', '-q', '-m', 'pristine'],
+                     ['branch', 'pristine']):
+            tree.git(pristine, *args)
+        v1 = os.path.join(build, 'v1', 'src')
+        tree.linked_worktree(pristine, v1)
+        os.unlink(os.path.join(v1, 'namei.c'))  # a hard link: as git am
+        with open(os.path.join(v1, 'namei.c'), 'w') as f:
+            f.write('int a; /* v1 */\n')
+        tree.git(v1, 'commit', '-q', '-am', 'v1')
+        one = sweep.source_tree(build, None)
+        header = os.path.join(one, 'fs.h')
+        stamp = os.stat(header).st_mtime_ns
+        for src, text in ((v1, 'int a; /* v1 */\n'),
+                          (pristine, 'int a;\n'), (v1, 'int a; /* v1 */\n')):
+            self.assertEqual(sweep.checked_out(one, src), one)
+            with open(os.path.join(one, 'namei.c')) as f:
+                self.assertEqual(f.read(), text)
+            self.assertEqual(os.stat(header).st_mtime_ns, stamp)
+        self.assertEqual(sweep.source_tree(build, None), one)
+        with open(os.path.join(one, 'namei.c')) as f:   # kept, not remade
+            self.assertEqual(f.read(), 'int a; /* v1 */\n')
 
     def test_a_config_that_lost_a_wanted_value_is_refused(self):
         d = tempfile.mkdtemp()
