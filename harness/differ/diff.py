@@ -413,15 +413,6 @@ def present_pairs(files):
                      + sorted(set(files) - set(FLAVOR_ORDER)))
 
 
-def diff_all(files, pairs=None, checks=None, walks=None):
-    """[PairDiff], [JoinError text]; pairs default to pairs_for() the
-    flavors present."""
-    if pairs is None:
-        pairs = present_pairs(files)
-    return diffs_and_errors([diff_or_error(pair, files, checks, walks)
-                             for pair in pairs])
-
-
 def diffs_and_errors(values):
     """[PairDiff], [JoinError text] of diff_or_error()'s values."""
     return ([v for v in values if not isinstance(v, str)],

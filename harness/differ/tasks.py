@@ -51,8 +51,7 @@ class Tasks:
         return {flavor: done[("matrices", flavor)] for flavor in self.files}
 
     def diffs(self, done):
-        """[PairDiff], [JoinError text] in the pairs' order, as
-        diff.diff_all() gives them."""
+        """[PairDiff], [JoinError text] in the pairs' order."""
         return diffs_and_errors([done[("pair", i)]
                                  for i in range(len(self.pairs))])
 

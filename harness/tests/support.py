@@ -14,6 +14,15 @@ HARNESS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if HARNESS not in sys.path:
     sys.path.insert(0, HARNESS)
 
+def every_pair(files, checks=None):
+    """[PairDiff], [JoinError text] of every pair of `files`, one after
+    the other in one process: what the analysis, its work shared with
+    the report's child (differ/tasks.py), must give."""
+    from differ.diff import diff_or_error, diffs_and_errors, present_pairs
+    return diffs_and_errors([diff_or_error(pair, files, checks)
+                             for pair in present_pairs(files)])
+
+
 UID = {"root": 0, "A": 1000, "B": 1001}
 FLAVORS = ("base", "v1", "v1-nosec", "v2", "v3", "v3y", "yama", "grsec",
            "owlsm", "v1-hook61")

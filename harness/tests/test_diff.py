@@ -194,7 +194,7 @@ class SymmetryTest(unittest.TestCase):
                                               causes.INTERMEDIATE})
 
     def test_every_label_is_in_the_legend(self):
-        diffs, errors = diff.diff_all(self.files)
+        diffs, errors = support.every_pair(self.files)
         self.assertEqual(errors, [])
         for result in diffs:
             for group in (list(result.differ.values())

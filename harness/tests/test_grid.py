@@ -18,7 +18,6 @@ from report import render_html
 from report import render_md
 from report import build as report
 from differ.analysis import analyse
-from differ.diff import diff_all
 from model.flavors import FLAVOR_ORDER
 
 
@@ -105,7 +104,7 @@ class GridTest(unittest.TestCase):
                                         fresh=tasks.cells(done)),
                              self.reused)
             self.assertEqual(tasks.diffs(done),
-                             diff_all(files, checks=checks))
+                             support.every_pair(files, checks))
             self.assertEqual(tasks.matrices(done), self.analysis.matrices)
         self.assertEqual(self.analysis.grid, self.reused)
         self.assertTrue(any(c.related for c in self.reused.cells.values()))

@@ -125,9 +125,9 @@ class LoadTest(unittest.TestCase):
         self.assertIn(support.SCENARIOS["core-A"]["id"], message)
         self.assertIn(os.path.join(self.dir, "v1.json") + " only", message)
         # the analysis (its pairs shared with the report's child) names
-        # the pair and says why, as diff_all() does in one process
+        # the pair and says why, as diffing every pair in one process does
         analysis = analyse(self.dir)
-        self.assertEqual(analysis.join_errors, diff.diff_all(files)[1])
+        self.assertEqual(analysis.join_errors, support.every_pair(files)[1])
         self.assertIn("v1 vs v3 at boot defaults: " + message,
                       analysis.join_errors)
         self.assertEqual(analysis.verdict, "FAIL")
