@@ -13,7 +13,7 @@
 #include "guest.h"
 
 #define MAXMSG 128
-/* DEFAULT_RATELIMIT_INTERVAL is 5 s: the probes must fit in it with room,
+/* DEFAULT_RATELIMIT_INTERVAL is 5 s: the probes' denials must fit in it with room,
  * and the release come after it. */
 #define RATELIMIT_WINDOW_MS 4000
 #define RATELIMIT_RELEASE_MS 5500
@@ -254,47 +254,79 @@ static int judge_probe(const struct expect_set *ex, int want, const char *comm, 
 #define PROBE_RUID 1002
 #define PROBE_EUID 0
 
+/* One probe: `count` denials to a follower named `comm`, and what /dev/kmsg got. */
+struct probe {
+	const char *comm;
+	int count;
+	int fd;			/* /dev/kmsg, positioned before the first denial */
+	int done;		/* the opens made */
+	int ret, err;		/* the last open's */
+	double ms;		/* the opens took */
+	struct msgs m;
+};
+
 /*
- * Opens the link at path `count` times as the probe's follower (fsuid B),
- * named `comm`, and collects
- * what /dev/kmsg got meanwhile. Returns the opens made, or -1 when
- * /dev/kmsg cannot be opened or root's identity cannot be restored;
- * *errs counts an identity switch that failed.
+ * Opens the link at path p->count times as the probe's follower (fsuid B),
+ * named p->comm; /dev/kmsg is read later, by probe_collect(), so that
+ * probes made one after another fall close together in the ratelimit's
+ * interval. Returns 0, or -1 when /dev/kmsg cannot be opened or root's
+ * identity cannot be restored; *errs counts an identity switch that failed.
  */
-static int denials(const char *path, const char *comm, int count, struct msgs *m,
-		   int *ret, int *err, double *ms, int *errs)
+static int probe_run(struct probe *p, const char *path, int *errs)
 {
 	char why[512];
-	int done = 0, fd = kmsg_open();
 	double t0;
 
-	if (fd < 0) {
+	p->done = 0;
+	p->fd = kmsg_open();
+	if (p->fd < 0) {
 		out_error("log", "open /dev/kmsg: %s", strerror(errno));
 		return -1;
 	}
-	prctl(PR_SET_NAME, comm);
+	prctl(PR_SET_NAME, p->comm);
 	t0 = now_ms();
 	if (ident_ids(PROBE_RUID, PROBE_EUID, 0, owner_ids[OWN_B], why, sizeof why) == 0) {
-		for (; done < count; done++)
-			*ret = do_op(OP_OPEN_RDONLY, path, NULL, 0, err);
+		for (; p->done < p->count; p->done++)
+			p->ret = do_op(OP_OPEN_RDONLY, path, NULL, 0, &p->err);
 	} else {
 		out_error("log", "%s", why);
 		(*errs)++;
 	}
-	*ms = now_ms() - t0;
+	p->ms = now_ms() - t0;
+	prctl(PR_SET_NAME, "sticky-suite");
 	if (ident_restore(why, sizeof why)) {
 		out_error("log", "%s", why);
-		close(fd);
+		close(p->fd);
+		p->fd = -1;
 		return -1;
 	}
-	prctl(PR_SET_NAME, "sticky-suite");
-	m->n = 0;
-	if (*err == EACCES)
-		kmsg_wait(fd, m, "type=1702 ", comm);
+	return 0;
+}
+
+/* What /dev/kmsg got from the probe's first denial on, its audit record awaited. */
+static void probe_collect(struct probe *p)
+{
+	p->m.n = 0;
+	if (p->fd < 0)
+		return;
+	if (p->err == EACCES)
+		kmsg_wait(p->fd, &p->m, "type=1702 ", p->comm);
 	else
-		kmsg_drain(fd, m);
-	close(fd);
-	return done;
+		kmsg_drain(p->fd, &p->m);
+	close(p->fd);
+	p->fd = -1;
+}
+
+static void probe_drop(struct probe *p)
+{
+	if (p->fd >= 0)
+		close(p->fd);
+	p->fd = -1;
+}
+
+static int probe_emit(struct probe *p, const char *kind, const char *setting)
+{
+	return emit(kind, setting, p->comm, &p->m, p->done, p->ret, p->err, p->done == p->count);
 }
 
 /*
@@ -308,10 +340,10 @@ static int denials(const char *path, const char *comm, int count, struct msgs *m
 static int ratelimit_report(const struct expect_set *ex, struct log_run *r)
 {
 	const struct timespec tick = { 0, 50 * 1000 * 1000 };
-	static struct msgs m;
+	static struct probe release = { .comm = "stickyrelease", .count = 1, .fd = -1 };
 	char why[512];
-	int ret = 0, err = 0, errs = 0;
-	double ms, t0 = now_ms();
+	int errs = 0;
+	double t0 = now_ms();
 
 	while (now_ms() - r->first < RATELIMIT_RELEASE_MS)
 		nanosleep(&tick, NULL);
@@ -320,10 +352,40 @@ static int ratelimit_report(const struct expect_set *ex, struct log_run *r)
 		out_error("log", "%s", why);
 		return 1;
 	}
-	if (denials(r->L.path, "stickyrelease", 1, &m, &ret, &err, &ms, &errs) < 0)
+	if (probe_run(&release, r->L.path, &errs) < 0)
 		return errs + 1;
-	errs += judge(ex, LOG_RELEASE, emit("release", r->s.label, "stickyrelease", &m, 1, ret, err, 1));
-	return errs + judge(ex, LOG_SUPPRESSED, suppressed_n(&m, "stickyrelease"));
+	probe_collect(&release);
+	errs += judge(ex, LOG_RELEASE, probe_emit(&release, "release", r->s.label));
+	return errs + judge(ex, LOG_SUPPRESSED, suppressed_n(&release.m, release.comm));
+}
+
+/*
+ * The denials of log_probes(), back to back: the single one, the burst and,
+ * with a revision, the one under both protections. Returns 0, or -1 after
+ * an error record; *last is when the last denial returned.
+ */
+static int probes_run(struct log_run *r, struct probe *p, int np, int *errs, double *last)
+{
+	struct setting both = { "ps1-own1", 1, 1, 0 };
+	char why[512];
+
+	r->first = now_ms();
+	for (int i = 0; i < np; i++) {
+		/*
+		 * Both protections on: on a trailing link mainline's
+		 * may_follow_link() refuses first and must write its
+		 * AUDIT_ANOM_LINK record; a revision that ran first would
+		 * suppress it.
+		 */
+		if (i == LOG_BOTH && apply_setting(&both, why, sizeof why)) {
+			out_error("log", "%s", why);
+			return -1;
+		}
+		if (probe_run(&p[i], r->L.path, errs) < 0)
+			return -1;
+	}
+	*last = now_ms();
+	return 0;
 }
 
 /*
@@ -335,12 +397,19 @@ static int ratelimit_report(const struct expect_set *ex, struct log_run *r)
  */
 static int log_probes(struct log_run *r, int ps, int own, const struct expect_set *ex)
 {
+	static const char *const kind[] = { "single", "burst", "both" };
+	static struct probe p[] = {
+		[LOG_SINGLE] = { .comm = "stickyprobe", .count = 1 },
+		[LOG_BURST] = { .comm = "stickyburst", .count = 100 },
+		[LOG_BOTH] = { .comm = "stickyboth", .count = 1 },
+	};
 	struct case_spec c = { G_MATRIX, 0, OWN_ROOT, OWN_A, T_FILE_ROOT, F_B, P_TRAIL, OP_OPEN_RDONLY, M_SA };
 	struct setting *s = &r->s;
-	static struct msgs m;
 	char why[512];
-	int ret = 0, err = 0, errs = 0, single_n, burst_n, done;
-	double ms, took;
+	/* without a revision there is no message to limit: no probe under both */
+	int np = own_kind < 0 ? LOG_BOTH : LOG_BOTH + 1;
+	int errs = 0, got[LOG_BOTH + 1], failed;
+	double last = 0, took;
 
 	s->ps = ps;
 	s->own = own;
@@ -353,45 +422,27 @@ static int log_probes(struct log_run *r, int ps, int own, const struct expect_se
 		out_error("log", "%s", why);
 		return 1;
 	}
-	/* one denial: the first through the rule's printk_ratelimited() */
-	r->first = now_ms();
-	if (denials(r->L.path, "stickyprobe", 1, &m, &ret, &err, &ms, &errs) < 0)
+	for (int i = 0; i < np; i++)
+		p[i].fd = -1;
+	failed = probes_run(r, p, np, &errs, &last);
+	for (int i = 0; i < np; i++) {
+		if (failed) {
+			probe_drop(&p[i]);
+			continue;
+		}
+		probe_collect(&p[i]);
+		got[i] = probe_emit(&p[i], kind[i], i == LOG_BOTH ? "ps1-own1" : s->label);
+		errs += judge_probe(ex, i, p[i].comm, &p[i].m, got[i]);
+	}
+	if (failed)
 		return errs + 1;
-	single_n = emit("single", s->label, "stickyprobe", &m, 1, ret, err, 1);
-	errs += judge_probe(ex, LOG_SINGLE, "stickyprobe", &m, single_n);
-
-	/* burst of 100 */
-	done = denials(r->L.path, "stickyburst", 100, &m, &ret, &err, &ms, &errs);
-	if (done < 0)
-		return errs + 1;
-	burst_n = emit("burst", s->label, "stickyburst", &m, done, ret, err, done == 100);
-	errs += judge_probe(ex, LOG_BURST, "stickyburst", &m, burst_n);
-	out_console("# log: single %d message(s) of its own; burst of %d took %.1f ms, %d of its own\n",
-		    single_n, done, ms, burst_n);
-
-	/* without a revision there is no message to limit */
+	took = last - r->first;
+	out_console("# log: single %d message(s) of its own; burst of %d took %.1f ms, %d of its own; the probes' denials took %.0f ms\n",
+		    got[LOG_SINGLE], p[LOG_BURST].done, p[LOG_BURST].ms, got[LOG_BURST], took);
 	if (own_kind < 0)
 		return errs;
-	/*
-	 * Both protections on: on a trailing link mainline's may_follow_link()
-	 * refuses first and must write its AUDIT_ANOM_LINK record; a revision
-	 * that ran first would suppress it.
-	 */
-	{
-		struct setting both = { "ps1-own1", 1, 1, 0 };
-
-		if (apply_setting(&both, why, sizeof why)) {
-			out_error("log", "%s", why);
-			return errs + 1;
-		}
-		if (denials(r->L.path, "stickyboth", 1, &m, &ret, &err, &ms, &errs) < 0)
-			return errs + 1;
-		errs += judge_probe(ex, LOG_BOTH, "stickyboth", &m,
-				    emit("both", both.label, "stickyboth", &m, 1, ret, err, 1));
-	}
-	took = now_ms() - r->first;
 	if (took > RATELIMIT_WINDOW_MS) {
-		out_error("log", "the probes took %.0f ms, more than %d ms of the ratelimit's 5 s",
+		out_error("log", "the probes' denials took %.0f ms, more than %d ms of the ratelimit's 5 s",
 			  took, RATELIMIT_WINDOW_MS);
 		return errs + 1;
 	}
