@@ -23,7 +23,6 @@ int ident_switch(int follower, char *why, size_t n);
 int ident_restore(char *why, size_t n);
 int ident_full(unsigned uid, char *why, size_t n);	/* r/e/fs = uid, saved 0 */
 int ident_ids(unsigned r, unsigned e, unsigned s, unsigned fs, char *why, size_t n);
-struct ids_now { unsigned r, e, s, fs, rg, eg, sg, fsg; };
 void ident_read(struct ids_now *x);
 int ident_dac_override(void);	/* 1 held, 0 not, -1 capget failed */
 

@@ -158,6 +158,14 @@ void ctl_forget(void);			/* the setting changes */
 int ctl_recall(const struct ctl_key *k, int *cret, int *cerr);	/* 1: kept */
 void ctl_keep(const struct ctl_key *k, int cret, int cerr);
 
+/* written.c: whether a case record carries its params object */
+struct ids_now { unsigned r, e, s, fs, rg, eg, sg, fsg; };	/* read back (ident.c) */
+struct written {
+	int have;
+	struct ids_now ids;	/* those of the last params object written */
+};
+int params_due(struct written *w, const struct ids_now *ids);
+
 /* util.c */
 int lookup_name(const char *const *names, int n, const char *s);
 int op_by_name(const char *s);			/* the op row named s, or -1 */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -138,8 +139,51 @@ struct seen {
 };
 
 /* Returns 0 = case recorded (*seen filled), -1 = error record written, -2 = fatal */
+/* The case's params object: its axes, the ids read back, its layout. */
+static void params_json(struct jb *j, const struct case_spec *c, const struct layout *L,
+			const struct ids_now *ids)
+{
+	jb_obj(j, "params");
+	{
+		char m[8];
+		mode_str(dir_modes[c->mode_idx], m, sizeof m);
+		jb_str(j, "dir_mode", m);
+	}
+	jb_str(j, "dir_owner", owner_names[c->dir_owner]);
+	jb_str(j, "link_owner", owner_names[c->link_owner]);
+	jb_str(j, "target", target_names[c->target]);
+	jb_str(j, "follower", follower_names[c->follower]);
+	jb_int(j, "ruid", ids->r);
+	jb_int(j, "euid", ids->e);
+	jb_int(j, "suid", ids->s);
+	jb_int(j, "fsuid", ids->fs);
+	jb_int(j, "rgid", ids->rg);
+	jb_int(j, "egid", ids->eg);
+	jb_int(j, "fsgid", ids->fsg);
+	jb_str(j, "position", position_names[c->position]);
+	jb_str(j, "op", op_info[c->op].name);
+	jb_str(j, "mount", mount_names[c->mount]);
+	jb_bool(j, "follows", L->follows);
+	jb_arr(j, "links");
+	for (int i = 0; i < L->nlinks; i++)
+		link_json(j, &L->mk[L->links[i].mk], L->links[i].kind);
+	jb_close_arr(j);
+	jb_arr(j, "search");
+	for (int i = 0; i < L->nsearch; i++) {
+		char m[8];
+		mode_str(L->search[i].mode, m, sizeof m);
+		jb_obj(j, NULL);
+		jb_str(j, "mode", m);
+		jb_str(j, "owner", owner_name_of(L->search[i].uid));
+		jb_int(j, "gid", L->search[i].uid);
+		jb_close_obj(j);
+	}
+	jb_close_arr(j);
+	jb_close_obj(j);
+}
+
 static int run_one(const struct setting *s, const struct case_spec *c, struct jb *j,
-		   struct seen *seen)
+		   struct seen *seen, struct written *w)
 {
 	struct layout L;
 	char id[192], why[512], e1[32], e2[32];
@@ -237,43 +281,8 @@ static int run_one(const struct setting *s, const struct case_spec *c, struct jb
 	jb_str(j, "setting", s->label);
 	jb_str(j, "id", id);
 	jb_str(j, "group", group_names[c->group]);
-	jb_obj(j, "params");
-	{
-		char m[8];
-		mode_str(dir_modes[c->mode_idx], m, sizeof m);
-		jb_str(j, "dir_mode", m);
-	}
-	jb_str(j, "dir_owner", owner_names[c->dir_owner]);
-	jb_str(j, "link_owner", owner_names[c->link_owner]);
-	jb_str(j, "target", target_names[c->target]);
-	jb_str(j, "follower", follower_names[c->follower]);
-	jb_int(j, "ruid", ids.r);
-	jb_int(j, "euid", ids.e);
-	jb_int(j, "suid", ids.s);
-	jb_int(j, "fsuid", ids.fs);
-	jb_int(j, "rgid", ids.rg);
-	jb_int(j, "egid", ids.eg);
-	jb_int(j, "fsgid", ids.fsg);
-	jb_str(j, "position", position_names[c->position]);
-	jb_str(j, "op", op_info[c->op].name);
-	jb_str(j, "mount", mount_names[c->mount]);
-	jb_bool(j, "follows", L.follows);
-	jb_arr(j, "links");
-	for (int i = 0; i < L.nlinks; i++)
-		link_json(j, &L.mk[L.links[i].mk], L.links[i].kind);
-	jb_close_arr(j);
-	jb_arr(j, "search");
-	for (int i = 0; i < L.nsearch; i++) {
-		char m[8];
-		mode_str(L.search[i].mode, m, sizeof m);
-		jb_obj(j, NULL);
-		jb_str(j, "mode", m);
-		jb_str(j, "owner", owner_name_of(L.search[i].uid));
-		jb_int(j, "gid", L.search[i].uid);
-		jb_close_obj(j);
-	}
-	jb_close_arr(j);
-	jb_close_obj(j);
+	if (!w || params_due(w, &ids))
+		params_json(j, c, &L, &ids);
 	if (L.has_control) {
 		jb_int(j, "control_ret", cret);
 		jb_str(j, "control_errno", ename(cerr, e1, sizeof e1));
@@ -383,9 +392,16 @@ int run_cases(const struct setting *s, const struct case_spec *cases, int ncases
 {
 	static struct jb j;
 	static struct pending pend[BLOCK];
+	static struct written *written;		/* per case of `cases`; NULL: params always */
+	static const struct case_spec *written_for;
 	char why[256];
 	int num = 0, total = 0, fatal = 0, np = 0;
 
+	if (written_for != cases) {
+		free(written);
+		written = calloc(ncases, sizeof *written);
+		written_for = cases;
+	}
 	memset(gr, 0, sizeof *gr);
 	for (int i = 0; i < ncases; i++)
 		total += cases[i].group == group;
@@ -416,7 +432,7 @@ int run_cases(const struct setting *s, const struct case_spec *cases, int ncases
 		phase_t = now_ms();
 		p->num = num;
 		case_id(c, p->id, sizeof p->id);
-		r = run_one(s, c, &j, &seen);
+		r = run_one(s, c, &j, &seen, written ? &written[i] : NULL);
 		if (r < 0) {
 			p->verdict = -1;
 			if (r == -2)

@@ -76,6 +76,7 @@ def assemble(flavor, records, status):
            'cases': [], 'sysctl': [], 'log': [], 'groups': [],
            'errors': [], 'extra': [], 'status': end.get('status')}
     seen = set()
+    params = {}
     for rec in records[1:-1]:
         kind = rec.pop('type')
         if kind == 'setting':
@@ -86,7 +87,7 @@ def assemble(flavor, records, status):
                 raise HarnessError(f'case {key[1]} appears twice in setting '
                                    f'{key[0]}')
             seen.add(key)
-            out['cases'].append(rec)
+            out['cases'].append(with_params(rec, params))
         elif kind in ('sysctl', 'log', 'errors'):
             out[kind].append(rec)
         elif kind == 'group':
@@ -99,6 +100,28 @@ def assemble(flavor, records, status):
     del out['facts']['type']
     out['cases'].sort(key=lambda c: (c.get('setting', ''), c.get('id', '')))
     out['groups'].sort(key=group_rank)
+    return out
+
+
+def with_params(rec, last):
+    """The case record with its params object: the suite writes it in a
+    case's first record of the run and again only when the ids it read back
+    changed (common/suite/runner.c); a record without one has that of the
+    last record of its id. `last` maps ids to those objects."""
+    cid = rec.get('id')
+    if 'params' in rec:
+        last[cid] = rec['params']
+        return rec
+    if cid not in last:
+        raise HarnessError(f'case {cid} in setting {rec.get("setting")} has '
+                           f'no params and no earlier record of its id has '
+                           f'them: the result stream is not the suite\'s')
+    out = {}
+    for name, value in rec.items():
+        out[name] = value
+        if name == 'group':
+            out['params'] = last[cid]
+    out.setdefault('params', last[cid])
     return out
 
 

@@ -1,6 +1,7 @@
 """Unit tests of the build/boot harness's pure parts (no QEMU, no kernel)."""
 
 import gzip
+import json
 import os
 import stat
 import sys
@@ -151,6 +152,39 @@ class TestResults(unittest.TestCase):
             'sysctl', 'log', 'boot/matrix', 'boot/ops', 'ps0-own0/matrix',
             'ps0-own0/mounts', 'ps0-own1/matrix', 'ps1-own0/matrix',
             'ps1-own1/positions'])
+
+    def test_params_from_the_last_record_of_the_id(self):
+        """The suite writes a case's params object in its first record and
+        again only when its ids change: a record without one gets the
+        last one of its id, in the place the format documents."""
+        def case(setting, cid, params=None):
+            rec = {'type': 'case', 'setting': setting, 'id': cid,
+                   'group': 'matrix'}
+            if params is not None:
+                rec['params'] = params
+            rec.update({'ret': 0, 'errno': '0'})
+            return json.dumps(rec) + '\n'
+        first, other = {'fsuid': 1000}, {'fsuid': 1001}
+        stream = (self.FACTS + case('boot', 'x', first) + case('boot', 'y',
+                  other) + case('ps0-own0', 'x') + case('ps0-own1', 'x',
+                  other) + case('ps1-own0', 'x') + case('ps1-own1', 'y')
+                  + self.END)
+        obj = results.assemble('v3', results.parse_stream(
+            self.write(stream)), 0)
+        got = {(c['setting'], c['id']): c for c in obj['cases']}
+        self.assertEqual(got['ps0-own0', 'x']['params'], first)
+        self.assertEqual(got['ps1-own0', 'x']['params'], other)
+        self.assertEqual(got['ps1-own1', 'y']['params'], other)
+        self.assertEqual(list(got['ps0-own0', 'x']),
+                         ['setting', 'id', 'group', 'params', 'ret',
+                          'errno'])
+        orphan = self.FACTS + case('boot', 'x', first) + case(
+            'ps0-own0', 'y') + self.END
+        with self.assertRaises(HarnessError) as cm:
+            results.assemble('v3', results.parse_stream(
+                self.write(orphan)), 0)
+        self.assertIn('case y in setting ps0-own0 has no params',
+                      str(cm.exception))
 
     def test_truncated_stream_is_an_error(self):
         with self.assertRaises(HarnessError) as cm:

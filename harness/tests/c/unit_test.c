@@ -431,6 +431,23 @@ static void test_ctlshare(void)
 	CHECK(ctl_recall(&k, &ret, &err) && ret == 0, "forgotten slots are reused");
 }
 
+/* a case record carries its params object first, then only when its ids change */
+static void test_params_due(void)
+{
+	struct written w = { 0 };
+	struct ids_now a = { 1000, 1000, 0, 1000, 1000, 1000, 0, 1000 }, b = a;
+
+	CHECK(params_due(&w, &a), "a case's first record carries its params");
+	CHECK(!params_due(&w, &a), "the same ids again: none");
+	for (int i = 0; i < 8; i++) {
+		b = a;
+		((unsigned *)&b)[i] = 1001;
+		CHECK(params_due(&w, &b), "id %d read back otherwise: params again", i);
+		CHECK(!params_due(&w, &b), "id %d: its new ids again: none", i);
+		CHECK(params_due(&w, &a), "id %d: the first ids back: params again", i);
+	}
+}
+
 /* sticky-suite --op's arguments: every op row by its name, and the ids */
 static void test_single_op_args(void)
 {
@@ -463,6 +480,7 @@ int main(int argc, char **argv)
 	test_ktap();
 	test_expect();
 	test_ctlshare();
+	test_params_due();
 	test_single_op_args();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
