@@ -303,6 +303,13 @@ static int probe_run(struct probe *p, const char *path, int *errs)
 	return 0;
 }
 
+static void probe_drop(struct probe *p)
+{
+	if (p->fd >= 0)
+		close(p->fd);
+	p->fd = -1;
+}
+
 /* What /dev/kmsg got from the probe's first denial on, its audit record awaited. */
 static void probe_collect(struct probe *p)
 {
@@ -313,15 +320,7 @@ static void probe_collect(struct probe *p)
 		kmsg_wait(p->fd, &p->m, "type=1702 ", p->comm);
 	else
 		kmsg_drain(p->fd, &p->m);
-	close(p->fd);
-	p->fd = -1;
-}
-
-static void probe_drop(struct probe *p)
-{
-	if (p->fd >= 0)
-		close(p->fd);
-	p->fd = -1;
+	probe_drop(p);
 }
 
 static int probe_emit(struct probe *p, const char *kind, const char *setting)

@@ -14,6 +14,7 @@ HARNESS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if HARNESS not in sys.path:
     sys.path.insert(0, HARNESS)
 
+
 def every_pair(files, checks=None):
     """[PairDiff], [JoinError text] of every pair of `files`, one after
     the other in one process: what the analysis, its work shared with
