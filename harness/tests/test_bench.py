@@ -101,6 +101,46 @@ diff --git a/include/x.h b/include/x.h
 """
 
 
+class EditSplitTest(unittest.TestCase):
+    """The edit figure's note says where its seconds went: the build, the
+    suite and the report, each timed apart, and the untimed restore after
+    them counts in none."""
+
+    def test_each_step_timed_apart(self):
+        ticks = iter([100.0, 103.0, 110.0, 111.5])
+        steps = []
+
+        def build(users, build_dir, top, stages=None):
+            steps.append('build ' + ('edited' if top == 'edited' else 'real'))
+            return 0.0
+
+        def run(cmd, top):
+            steps.append(cmd[-1] if cmd[-1] == 'report' else 'suite')
+            return 0
+
+        saved = (bench._timed_build, bench._run, bench._touched_top,
+                 bench.time)
+        self.addCleanup(lambda: (setattr(bench, '_timed_build', saved[0]),
+                                 setattr(bench, '_run', saved[1]),
+                                 setattr(bench, '_touched_top', saved[2]),
+                                 setattr(bench, 'time', saved[3])))
+        bench._timed_build, bench._run = build, run
+        bench._touched_top = lambda top, series: 'edited'
+        bench.time = type('Clock', (), {'monotonic': lambda: next(ticks)})
+        seconds, bad, split = bench.edit_to_report('/b', '/top', 'v1', [])
+        self.assertEqual(seconds, 11.5)
+        self.assertEqual(bad, 0)
+        self.assertEqual(split, 'patch and build 3.0 s, suite 7.0 s, '
+                         'report 1.5 s')
+        self.assertEqual(steps, ['build edited', 'suite', 'report',
+                                 'build real', 'suite'])
+
+    def test_split_note(self):
+        self.assertEqual(bench.split_note([('configure', 12.34),
+                                           ('build', 5)]),
+                         'configure 12.3 s, build 5.0 s')
+
+
 class EditPatchTest(unittest.TestCase):
     """make bench's edit: one line of C in the last hunk of the last .c
     file of a patch, its hunk header counted again."""
