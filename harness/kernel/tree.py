@@ -199,11 +199,15 @@ def worktree(build, flavor, top, stages):
                       f'({len(patches)} patches) to {wt}'):
         if os.path.exists(stamp):
             os.unlink(stamp)
+        before = {}
         if not os.path.isdir(wt):
+            # at pristine, nothing applied: no am to abort, no reset, no
+            # series files to keep (each a pass over the tree's 75k files)
             linked_worktree(src, wt)
-        git(wt, 'am', '--abort', check=False)
-        before = series_files(wt)
-        git(wt, 'reset', '-q', '--hard', 'pristine')
+        else:
+            git(wt, 'am', '--abort', check=False)
+            before = series_files(wt)
+            git(wt, 'reset', '-q', '--hard', 'pristine')
         res = git(wt, 'am', '-q', '--whitespace=nowarn', *patches,
                   check=False) if patches else None
         if res and res.returncode:
@@ -216,7 +220,7 @@ def worktree(build, flavor, top, stages):
                 f'{out.strip()}\n'
                 f'The tree {wt} was reset to pristine; fix the patch and '
                 f'run again.')
-        kept = keep_mtimes(wt, before)
+        kept = keep_mtimes(wt, before) if before else 0
         if kept:
             log(f'{flavor.name}: {kept} file(s) the series leaves as they'
                 ' were keep their mtime')
