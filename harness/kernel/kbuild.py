@@ -171,7 +171,11 @@ def configure(src, obj, extra, build, run=subprocess.run, alike=False):
             shutil.copyfile(cfg, tiny)
         step([os.path.join(src, 'scripts', 'kconfig', 'merge_config.sh'),
               '-m', '-O', obj, cfg, frag])
-        step(make_cmd(src, obj, 'olddefconfig'))
+        # olddefconfig's .config, and include/config/auto.conf written
+        # now: the build's make then finds it newer than .config and does
+        # not run Kconfig again (each run 3-4 s, mostly its toolchain
+        # probes)
+        step(make_cmd(src, obj, 'syncconfig'))
     wrong = [f'{sym}={val} (got {now})'
              for sym, val, now in unheld(cfg, lines)]
     if wrong:

@@ -19,9 +19,9 @@ The one part of the kernel built with absolute paths is objtool
 seed's tree, so they are rewritten to name this one; otherwise objtool is
 rebuilt, and every object that objtool checks with it.
 
-A changed .config is kbuild's own business: syncconfig touches
-include/config/<SYMBOL> for each changed symbol, and fixdep made each object
-depend on the symbols it uses.
+A changed .config is kbuild's own business: syncconfig (which
+kbuild.configure() runs) touches include/config/<SYMBOL> for each changed
+symbol, and fixdep made each object depend on the symbols it uses.
 
 after_build() then checks the guarantee: every .c file that differed must
 have an object newer than the seeding, or the build is refused.

@@ -19,7 +19,7 @@ TINY = "CONFIG_TINY_FROM_KCONFIG=y\n"
 
 class FakeKconfig:
     """The three steps as files: tinyconfig writes TINY, merge_config
-    appends the fragment, olddefconfig appends a default."""
+    appends the fragment, syncconfig appends a default."""
 
     def __init__(self, obj, fail=None):
         self.obj, self.fail, self.steps = obj, fail, []
@@ -58,7 +58,7 @@ class ConfigureTest(unittest.TestCase):
         self.addCleanup(shutil.rmtree, self.dir)
         self.seed_obj = self.obj("seed")
         self.assertEqual(self.configure(self.seed_obj, ()),
-                         ["tinyconfig", "merge", "olddefconfig"])
+                         ["tinyconfig", "merge", "syncconfig"])
 
     def obj(self, name):
         return os.path.join(self.dir, name, "obj")
@@ -96,10 +96,10 @@ class ConfigureTest(unittest.TestCase):
         obj = self.seeded("v1")
         lines = ("CONFIG_SECURITY_EXTRA=y",)
         self.assertEqual(self.configure(obj, lines, alike=True),
-                         ["merge", "olddefconfig"])
+                         ["merge", "syncconfig"])
         fresh = self.obj("fresh")
         self.assertEqual(self.configure(fresh, lines),
-                         ["tinyconfig", "merge", "olddefconfig"])
+                         ["tinyconfig", "merge", "syncconfig"])
         self.assertEqual(read(os.path.join(obj, ".config")),
                          read(os.path.join(fresh, ".config")))
 
@@ -107,15 +107,15 @@ class ConfigureTest(unittest.TestCase):
         obj = self.seeded("v3", ("fs/Kconfig", "fs/namei.c"))
         self.assertFalse(seed.config_alike(obj))
         self.assertEqual(self.configure(obj, (), alike=False),
-                         ["tinyconfig", "merge", "olddefconfig"])
+                         ["tinyconfig", "merge", "syncconfig"])
 
     def test_an_unfinished_attempt_is_no_seed(self):
         obj = self.seeded("v1")
         with self.assertRaisesRegex(HarnessError, "configure failed"):
             self.configure(obj, ("CONFIG_X=y",), alike=True,
-                           fail="olddefconfig")
+                           fail="syncconfig")
         self.assertEqual(self.configure(obj, (), alike=True),
-                         ["tinyconfig", "merge", "olddefconfig"])
+                         ["tinyconfig", "merge", "syncconfig"])
 
     def test_which_files_leave_the_configuration_alike(self):
         for paths, alike in (

@@ -30,7 +30,7 @@ FAKE_MAKEFILE = """\
 O ?= .
 tinyconfig:
 \t@mkdir -p $(O) && : > $(O)/.config
-olddefconfig:
+syncconfig:
 \t@true
 bzImage:
 \t@mkdir -p $(O)/arch/x86/boot
