@@ -136,8 +136,9 @@ def edit_to_report(build, top, series, users):
         shutil.rmtree(touched, ignore_errors=True)
         _timed_build(users, build, top)
         restored = _run(suite, top)
-    return t3 - t0, bad | restored, split_note(
-        [('patch and build', t1 - t0), ('suite', t2 - t1), ('report', t3 - t2)])
+    return t3 - t0, bad | restored, split_note([
+        ('patch and build', t1 - t0), ('suite', t2 - t1),
+        ('report', t3 - t2)])
 
 
 def cold(build, top, chosen, label):
