@@ -4,6 +4,7 @@ import json
 import os
 import tempfile
 import unittest
+from unittest import mock
 
 import support  # noqa: F401  (puts harness/ on sys.path)
 from experiments import bench
@@ -118,16 +119,12 @@ class EditSplitTest(unittest.TestCase):
             steps.append(cmd[-1] if cmd[-1] == 'report' else 'suite')
             return 0
 
-        saved = (bench._timed_build, bench._run, bench._touched_top,
-                 bench.time)
-        self.addCleanup(lambda: (setattr(bench, '_timed_build', saved[0]),
-                                 setattr(bench, '_run', saved[1]),
-                                 setattr(bench, '_touched_top', saved[2]),
-                                 setattr(bench, 'time', saved[3])))
-        bench._timed_build, bench._run = build, run
-        bench._touched_top = lambda top, series: 'edited'
-        bench.time = type('Clock', (), {'monotonic': lambda: next(ticks)})
-        seconds, bad, split = bench.edit_to_report('/b', '/top', 'v1', [])
+        clock = mock.Mock(monotonic=lambda: next(ticks))
+        with mock.patch.multiple(bench, _timed_build=build, _run=run,
+                                 _touched_top=lambda top, series: 'edited',
+                                 time=clock):
+            seconds, bad, split = bench.edit_to_report('/b', '/top', 'v1',
+                                                       [])
         self.assertEqual(seconds, 11.5)
         self.assertEqual(bad, 0)
         self.assertEqual(split, 'patch and build 3.0 s, suite 7.0 s, '
